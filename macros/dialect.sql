@@ -1,0 +1,49 @@
+{#-
+  Engine-specific SQL, one dispatched macro per difference.  Models call these and stay engine-neutral;
+  a new engine adds `<adapter>__<macro>` implementations here.
+-#}
+
+{#- A timestamp from a date or timestamp value or text; null when it cannot be parsed. -#}
+{% macro parse_timestamp(expression) %}
+    {{- return(adapter.dispatch("parse_timestamp", "web_text_dedup")(expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__parse_timestamp(expression) -%}
+    try_cast(cast({{ expression }} as varchar) as timestamp)
+{%- endmacro %}
+
+
+{#- Select-list items that turn one row with a list into one row per element. -#}
+{% macro explode_list(list_expression, value_alias) %}
+    {{- return(adapter.dispatch("explode_list", "web_text_dedup")(list_expression, value_alias)) -}}
+{% endmacro %}
+
+{% macro duckdb__explode_list(list_expression, value_alias) -%}
+    unnest({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+
+{#- Like explode_list, plus the element's 0-based position. -#}
+{% macro explode_list_with_position(list_expression, position_alias, value_alias) %}
+    {{- return(adapter.dispatch("explode_list_with_position", "web_text_dedup")(
+        list_expression, position_alias, value_alias)) -}}
+{% endmacro %}
+
+{% macro duckdb__explode_list_with_position(list_expression, position_alias, value_alias) -%}
+    unnest(range(len({{ list_expression }}))) as {{ position_alias }},
+    unnest({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+
+{#- Fraction of positions where two equal-length signatures agree (0.0 for empty lists). -#}
+{% macro signature_overlap(left_list, right_list) %}
+    {{- return(adapter.dispatch("signature_overlap", "web_text_dedup")(left_list, right_list)) -}}
+{% endmacro %}
+
+{% macro duckdb__signature_overlap(left_list, right_list) -%}
+    coalesce(
+        len(list_filter(list_zip({{ left_list }}, {{ right_list }}), lambda p: p[1] = p[2]))
+        / nullif(len({{ left_list }}), 0),
+        0.0
+    )
+{%- endmacro %}

@@ -1,0 +1,76 @@
+{#
+  dedup_settings(): the validated algorithm settings, from dbt vars.
+
+  Every setting that reaches SQL or the fingerprint model passes through here: numbers must be numbers
+  (a string such as "0.7; drop table x" stops the build), ranges are checked, and an invalid combination
+  stops the build with a message that names the var and the value.
+#}
+
+{% macro dedup_settings() %}
+    {%- set preset_name = var("preset", "default") | string -%}
+    {%- set presets = {
+        "default": {"num_hashes": 64, "rows_per_band": 8},
+        "recall": {"num_hashes": 128, "rows_per_band": 4},
+    } -%}
+    {%- if preset_name not in presets -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var 'preset' must be one of " ~ (presets.keys() | list | sort | join(", "))
+            ~ "; got '" ~ preset_name ~ "'") }}
+    {%- endif -%}
+    {%- set preset = presets[preset_name] -%}
+    {%- set num_hashes = _dedup_int("num_hashes", var("num_hashes", none), preset.num_hashes, 1, 4096) -%}
+    {%- set rows_per_band = _dedup_int("rows_per_band", var("rows_per_band", none), preset.rows_per_band, 1, 4096) -%}
+    {%- if num_hashes % rows_per_band != 0 -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: num_hashes (" ~ num_hashes ~ ") must be divisible by rows_per_band ("
+            ~ rows_per_band ~ ")") }}
+    {%- endif -%}
+    {%- set settings = {
+        "preset": preset_name,
+        "shingle_size": _dedup_int("shingle_size", var("shingle_size", 5), 5, 1, 64),
+        "num_hashes": num_hashes,
+        "rows_per_band": rows_per_band,
+        "bands": (num_hashes // rows_per_band),
+        "seed": _dedup_int("seed", var("seed", 42), 42, 0, 9223372036854775807),
+        "threshold": _dedup_float("threshold", var("threshold", 0.7), 0.7, 0.0, 1.0, false),
+        "signature_overlap_threshold": _dedup_float(
+            "signature_overlap_threshold", var("signature_overlap_threshold", 0.7), 0.7, 0.0, 1.0, true),
+        "batch_size": _dedup_int("batch_size", var("batch_size", 8192), 8192, 1, 10000000),
+        "fingerprint_threads": _dedup_int("fingerprint_threads", var("fingerprint_threads", 2), 2, 1, 256),
+    } -%}
+    {{ return(settings) }}
+{% endmacro %}
+
+
+{% macro _dedup_int(name, value, default, minimum, maximum) %}
+    {%- if value is none or value == "" -%}{{ return(default) }}{%- endif -%}
+    {%- set text = value | string | trim -%}
+    {%- if value is boolean or not modules.re.fullmatch("[0-9]+", text) -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var '" ~ name ~ "' must be a whole number, got '" ~ value ~ "'") }}
+    {%- endif -%}
+    {%- set number = text | int -%}
+    {%- if number < minimum or number > maximum -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var '" ~ name ~ "' must be between " ~ minimum ~ " and " ~ maximum
+            ~ ", got " ~ number) }}
+    {%- endif -%}
+    {{ return(number) }}
+{% endmacro %}
+
+
+{% macro _dedup_float(name, value, default, minimum, maximum, allow_minimum) %}
+    {%- if value is none or value == "" -%}{{ return(default) }}{%- endif -%}
+    {%- set text = value | string | trim -%}
+    {%- if value is boolean or not modules.re.fullmatch("[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?", text) -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var '" ~ name ~ "' must be a number, got '" ~ value ~ "'") }}
+    {%- endif -%}
+    {%- set number = text | float -%}
+    {%- if number > maximum or number < minimum or (number == minimum and not allow_minimum) -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var '" ~ name ~ "' must be in " ~ ("[" if allow_minimum else "(")
+            ~ minimum ~ ", " ~ maximum ~ "], got " ~ number) }}
+    {%- endif -%}
+    {{ return(number) }}
+{% endmacro %}

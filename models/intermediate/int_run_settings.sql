@@ -1,0 +1,24 @@
+{#- The validated algorithm settings of this run, one row (see macros/settings.sql). -#}
+{%- set s = dedup_settings() %}
+
+with
+
+settings as (
+
+    select
+        cast('{{ s.preset }}' as varchar) as preset,
+        cast({{ s.shingle_size }} as integer) as shingle_size,
+        cast({{ s.num_hashes }} as integer) as num_hashes,
+        cast({{ s.rows_per_band }} as integer) as rows_per_band,
+        cast({{ s.bands }} as integer) as bands,
+        cast({{ s.seed }} as bigint) as seed,
+        cast({{ s.threshold }} as double) as threshold,
+        cast({{ s.signature_overlap_threshold }} as double) as signature_overlap_threshold,
+        cast({{ s.batch_size }} as integer) as batch_size,
+        cast({{ s.fingerprint_threads }} as integer) as fingerprint_threads,
+        cast({{ sql_string(var("documents_path", "") or "") }} as varchar) as documents_path,
+        cast({{ sql_string(output_dir()) }} as varchar) as output_dir
+
+)
+
+select * from settings

@@ -1,0 +1,78 @@
+{#-
+  Duplicate clusters: the connected components of the accepted duplicate edges, over every document
+  (singletons included), and the representative of each cluster: the most recently crawled document,
+  then the one with more tokens, then the smallest doc_id.
+-#}
+
+with
+
+documents as (
+
+    select * from {{ ref("stg_documents") }}
+
+),
+
+fingerprints as (
+
+    select * from {{ ref("int_fingerprints") }}
+
+),
+
+duplicate_pairs as (
+
+    select * from {{ ref("duplicate_pairs") }}
+
+),
+
+nodes as (
+
+    select doc_id as node_id from documents
+
+),
+
+edges as (
+
+    select
+        left_doc_id as src,
+        right_doc_id as dst
+    from duplicate_pairs
+
+),
+
+components as (
+
+    {{ connected_components("nodes", "edges") }}
+
+),
+
+ranked as (
+
+    select
+        'cluster-' || components.component_id as cluster_id,
+        components.node_id as doc_id,
+        count(*) over (partition by components.component_id) as cluster_size,
+        row_number() over (
+            partition by components.component_id
+            order by documents.crawled_at desc nulls last, fingerprints.token_count desc, documents.doc_id
+        ) as representative_rank
+    from components
+    inner join documents on components.node_id = documents.doc_id
+    inner join fingerprints on components.node_id = fingerprints.doc_id
+
+),
+
+final as (
+
+    select
+        cluster_id,
+        doc_id,
+        cluster_size,
+        representative_rank,
+        representative_rank = 1 as is_representative,
+        max(case when representative_rank = 1 then doc_id end)
+            over (partition by cluster_id) as representative_doc_id
+    from ranked
+
+)
+
+select * from final

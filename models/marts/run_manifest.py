@@ -1,0 +1,36 @@
+"""The run manifest (manifest.json): input and its hash, settings, counts, output hashes, versions.
+
+A thin adapter over webdedup/manifest.py.  It refs every exported mart, so it runs after all of them
+have published their files and can hash them.
+"""
+
+from webdedup.manifest import build_manifest
+
+def model(dbt, session):
+    import pyarrow as pa
+
+    dbt.config(materialized="table")
+    settings = dbt.ref("int_run_settings").fetch_arrow_table().to_pylist()[0]
+    summary = dbt.ref("candidate_summary").fetch_arrow_table().to_pylist()[0]
+    source_rows = dbt.ref("stg_documents").aggregate("source, count(*) as documents").fetchall()
+    exported = {
+        "fingerprinted.parquet": dbt.ref("fingerprinted"),
+        "candidate_summary.csv": dbt.ref("candidate_summary"),
+        "scored_pairs.parquet": dbt.ref("scored_pairs"),
+        "duplicate_pairs.csv": dbt.ref("duplicate_pairs"),
+        "clusters.csv": dbt.ref("clusters"),
+        "cluster_inspection.csv": dbt.ref("cluster_inspection"),
+        "deduped_documents.parquet": dbt.ref("deduped_documents"),
+    }
+    row_counts = {name: relation.count("*").fetchall()[0][0] for name, relation in exported.items()}
+    manifest = build_manifest(
+        settings={k: v for k, v in settings.items() if k not in ("output_dir", "documents_path")},
+        summary=summary,
+        source_counts={str(source): count for source, count in source_rows},
+        output_dir=settings["output_dir"],
+        documents_path=settings["documents_path"],
+        seed_path="seeds/documents.csv",
+        row_counts=row_counts,
+        engine="duckdb",
+    )
+    return pa.Table.from_pylist([manifest])
