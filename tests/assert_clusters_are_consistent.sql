@@ -1,0 +1,60 @@
+{#-
+  Conservation and consistency of clusters, on every run: each cluster is named after its smallest
+  member, its size is its member count, it has exactly one representative and every member points at
+  it, and both ends of every accepted duplicate edge are in the same cluster.  Returns offending rows.
+-#}
+
+with
+
+clusters as (select * from {{ ref("clusters") }}),
+
+duplicate_pairs as (select * from {{ ref("duplicate_pairs") }}),
+
+per_cluster as (
+
+    select
+        cluster_id,
+        count(*) as members,
+        min(cluster_size) as min_size,
+        max(cluster_size) as max_size,
+        min(doc_id) as smallest_doc_id,
+        count(*) filter (where is_representative) as representatives,
+        count(distinct representative_doc_id) as representative_ids,
+        max(case when is_representative then doc_id end) as representative_doc_id,
+        min(representative_doc_id) as pointed_representative
+    from clusters
+    group by cluster_id
+
+),
+
+bad_clusters as (
+
+    select
+        cluster_id as problem_key,
+        'cluster is inconsistent' as problem
+    from per_cluster
+    where
+        cluster_id <> 'cluster-' || smallest_doc_id
+        or min_size <> members
+        or max_size <> members
+        or representatives <> 1
+        or representative_ids <> 1
+        or representative_doc_id <> pointed_representative
+
+),
+
+split_edges as (
+
+    select
+        duplicate_pairs.left_doc_id || ' ~ ' || duplicate_pairs.right_doc_id as problem_key,
+        'duplicate edge crosses clusters' as problem
+    from duplicate_pairs
+    inner join clusters as l on duplicate_pairs.left_doc_id = l.doc_id
+    inner join clusters as r on duplicate_pairs.right_doc_id = r.doc_id
+    where l.cluster_id <> r.cluster_id
+
+)
+
+select * from bad_clusters
+union all
+select * from split_edges
