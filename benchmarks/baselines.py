@@ -176,7 +176,7 @@ def _run(
         lookup = shingle_sets
     else:  # rebuild the sets only for documents that are part of a candidate pair
         needed = sorted({index for pair in candidates for index in pair})
-        lookup = dict(zip(needed, (_shingle(bodies[i], shingle_size)[0] for i in needed)))
+        lookup = {i: _shingle(bodies[i], shingle_size)[0] for i in needed}
     accepted: list[tuple[int, int]] = []
     for left, right in candidates:
         a, b = lookup[left], lookup[right]
@@ -204,7 +204,7 @@ def _run(
         best = min(group, key=lambda i: (-crawled[i], -token_counts[i], doc_ids[i]))
         representatives[root] = doc_ids[best]
     duplicate_pairs = {
-        (doc_ids[l], doc_ids[r]) if doc_ids[l] < doc_ids[r] else (doc_ids[r], doc_ids[l]) for l, r in accepted
+        (doc_ids[a], doc_ids[b]) if doc_ids[a] < doc_ids[b] else (doc_ids[b], doc_ids[a]) for a, b in accepted
     }
     seconds["components"] = time.perf_counter() - t0
 

@@ -1,1 +1,1 @@
-"""Plain-Python logic behind the dbt models (importable by pytest, by the dbt Python models and by the benchmark)."""
+"""Plain-Python logic behind the dbt models, importable by pytest, the dbt Python models and the benchmark."""

@@ -29,8 +29,9 @@ class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
         for name, func in (("webdedup_prepare_dir", prepare_dir), ("webdedup_publish", publish)):
             try:
-                conn.create_function(name, func, ["VARCHAR"] * func.__code__.co_argcount, "VARCHAR",
-                                     side_effects=True)
+                conn.create_function(
+                    name, func, ["VARCHAR"] * func.__code__.co_argcount, "VARCHAR", side_effects=True
+                )
             except Exception as exc:  # already registered on this connection
                 if "already exists" not in str(exc):
                     raise

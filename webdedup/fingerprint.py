@@ -161,7 +161,7 @@ def normalize_batch(bodies: pa.Array) -> pa.Array:
         return fast
     slow_idx = np.flatnonzero(~ascii_mask.to_numpy(zero_copy_only=False))
     values = fast.to_pylist()
-    for i, text in zip(slow_idx, bodies.take(pa.array(slow_idx)).to_pylist()):
+    for i, text in zip(slow_idx, bodies.take(pa.array(slow_idx)).to_pylist(), strict=True):
         values[i] = normalize_text(text)
     return pa.array(values, type=pa.large_string())
 
@@ -201,7 +201,10 @@ def permutations(num_hashes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def token_hashes(tokens: list[str]) -> np.ndarray:
     return np.fromiter(
-        (int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little") for t in tokens),
+        (
+            int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little")
+            for t in tokens
+        ),
         dtype=U64,
         count=len(tokens),
     )
@@ -239,9 +242,11 @@ def shingle_batch(normalized: pa.Array, shingle_size: int) -> _Shingled:
     token_lists = pc.split_pattern(nonempty, " ")
     token_counts = pc.fill_null(pc.list_value_length(token_lists), 0).to_numpy().astype(np.int64)
     flat = pc.list_flatten(token_lists)
-    encoded = pc.dictionary_encode(flat) if len(flat) else pa.DictionaryArray.from_arrays([], [])
-    dictionary = encoded.dictionary.to_pylist() if len(flat) else []
-    flat_hashes = token_hashes(dictionary)[encoded.indices.to_numpy()] if len(flat) else np.zeros(0, U64)
+    if len(flat):
+        encoded = pc.dictionary_encode(flat)
+        flat_hashes = token_hashes(encoded.dictionary.to_pylist())[encoded.indices.to_numpy()]
+    else:
+        flat_hashes = np.zeros(0, U64)
 
     starts = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(token_counts, out=starts[1:])
@@ -365,7 +370,9 @@ def settings_from_row(row: dict) -> RunSettings:
         rows_per_band=row["rows_per_band"],
         seed=row["seed"],
     )
-    return RunSettings(params=params, batch_size=int(row["batch_size"]), threads=int(row["fingerprint_threads"]))
+    return RunSettings(
+        params=params, batch_size=int(row["batch_size"]), threads=int(row["fingerprint_threads"])
+    )
 
 
 def _log(message: str) -> None:

@@ -92,13 +92,15 @@ def build_manifest(
         )
     return {
         "pipeline": "web_text_dedup",
-        "generated_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "generated_at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
         "source": {
             "classification": "documents_path" if documents_path else "seed_fixture",
             "documents_path": documents_path or None,
             "input_files": [os.path.basename(p) for p in files],
             "input_sha256": input_digest(files),
-            "documents_by_source": [{"source": k, "documents": int(v)} for k, v in sorted(source_counts.items())],
+            "documents_by_source": [
+                {"source": k, "documents": int(v)} for k, v in sorted(source_counts.items())
+            ],
         },
         "settings": {k: settings[k] for k in sorted(settings)},
         "counts": {k: summary[k] for k in summary},

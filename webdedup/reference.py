@@ -50,10 +50,7 @@ def minhash_signature(
 ) -> list[int]:
     if not values:
         return [0] * hashes
-    return [
-        min(hash_int(value, seed=seed + hash_index) for value in values)
-        for hash_index in range(hashes)
-    ]
+    return [min(hash_int(value, seed=seed + hash_index) for value in values) for hash_index in range(hashes)]
 
 
 def lsh_band_keys(signature: list[int], *, rows_per_band: int = LSH_ROWS_PER_BAND) -> list[str]:

@@ -1,4 +1,7 @@
-{#- One row per (anchor document, band): the LSH buckets.  Only group anchors take part (see int_shingle_set_groups). -#}
+{#-
+  One row per (anchor document, band): the LSH buckets.  Only group anchors take part
+  (see int_shingle_set_groups).
+-#}
 
 with
 

@@ -55,9 +55,15 @@ representative_jaccard as (
 
 edge_ends as (
 
-    select left_doc_id as doc_id, jaccard from duplicate_pairs
+    select
+        left_doc_id as doc_id,
+        jaccard
+    from duplicate_pairs
     union all
-    select right_doc_id as doc_id, jaccard from duplicate_pairs
+    select
+        right_doc_id as doc_id,
+        jaccard
+    from duplicate_pairs
 
 ),
 
@@ -88,7 +94,7 @@ final as (
         edge_stats.min_edge_jaccard,
         edge_stats.max_edge_jaccard,
         fingerprints.token_count,
-        documents.* exclude (doc_id, body)
+        documents.* exclude (doc_id, body)  -- noqa: RF02
     from members
     inner join documents on members.doc_id = documents.doc_id
     inner join fingerprints on members.doc_id = fingerprints.doc_id

@@ -6,6 +6,7 @@ have published their files and can hash them.
 
 from webdedup.manifest import build_manifest
 
+
 def model(dbt, session):
     import pyarrow as pa
 

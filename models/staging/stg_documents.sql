@@ -28,11 +28,8 @@ typed as (
         cast(domain as varchar) as domain,
         {{ parse_timestamp("crawled_at") }} as crawled_at,
         cast(title as varchar) as title,
-        cast(body as varchar) as body
-        {%- for column in extra_columns %},
-        {{ adapter.quote(column) }}
-        {%- endfor %}
-
+        cast(body as varchar) as body{% for column in extra_columns %},
+        {{ adapter.quote(column) }}{% endfor %}
     from source
 
 )

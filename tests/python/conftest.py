@@ -1,0 +1,37 @@
+"""Shared helpers: run dbt from the project root into a throwaway database and output folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DBT = str(Path(sys.executable).with_name("dbt"))
+
+
+def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, check: bool = True):
+    """Run `dbt <args>` from the project root; returns the CompletedProcess (stdout+stderr merged)."""
+    env = dict(os.environ, DEDUP_DB_PATH=str(db_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
+    if dbt_vars:
+        command += ["--vars", json.dumps(dbt_vars)]
+    result = subprocess.run(
+        command, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.stdout[-6000:]}")
+    return result
+
+
+@pytest.fixture(scope="session")
+def fixture_run(tmp_path_factory):
+    """One `dbt build` of the checked-in fixture into a temporary database and output folder."""
+    work = tmp_path_factory.mktemp("fixture_run")
+    output_dir = work / "output"
+    result = run_dbt(["build"], db_path=work / "dedup.duckdb", dbt_vars={"output_dir": str(output_dir)})
+    return {"work": work, "output_dir": output_dir, "db_path": work / "dedup.duckdb", "log": result.stdout}

@@ -1,0 +1,163 @@
+"""`dbt build --vars '{documents_path: ...}'` on your own CSV or Parquet: exact scores, extra columns kept."""
+
+import itertools
+import random
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.python.conftest import run_dbt
+from webdedup import reference as ref
+
+pytestmark = pytest.mark.dbt
+
+PARAGRAPHS = [
+    "Le rapprochement bancaire compare chaque facture émise avec les paiements reçus, signale les écarts "
+    "et propose une écriture corrective à l'équipe comptable avant la clôture mensuelle.",
+    "Die Größe der Indexsegmente bestimmt, wie schnell neue Dokumente durchsuchbar werden; kleinere "
+    "Segmente werden häufiger zusammengeführt, was Schreiblast gegen Aktualität abwägt.",
+    "Система маршрутизации инцидентов направляет оповещение дежурной команде, а если никто не ответил за "
+    "пять минут, эскалирует его руководителю смены.",
+    "東京都の図書館は、毎週土曜日に子ども向けの読み聞かせ会を開いています。参加は無料で、予約は不要です。",
+    "تقوم سياسة الاحتفاظ بالبيانات بحذف السجلات القديمة بعد تسعين يوما ما لم تكن مرتبطة بتحقيق مفتوح أو "
+    "بطلب قانوني للاحتفاظ.",
+    "Η πολιτική διατήρησης ΔΕΔΟΜΕΝΩΝ ορίζει ότι τα αρχεία καταγραφής διαγράφονται μετά από ενενήντα ημέρες.",
+    "हमारी सहायता टीम सोमवार से शुक्रवार तक सुबह नौ बजे से शाम छह बजे तक उपलब्ध रहती है।",
+    "Promotion of a model to production requires a passing evaluation report, a signed-off fairness "
+    "review and a rollback plan that has been rehearsed in the staging environment at least once.",
+]
+
+
+def _corpus(n_groups=40, seed=9):
+    rng = random.Random(seed)
+    rows = []
+    for g in range(n_groups):
+        # every group gets its own text: the paragraphs with a group-specific token every few words
+        words = " ".join(rng.sample(PARAGRAPHS, len(PARAGRAPHS))).split()
+        body = " ".join(w if i % 4 else f"{w} g{g}x{rng.randrange(10**6)}" for i, w in enumerate(words))
+        rows.append((body, "original"))
+        if g % 2 == 0:
+            rows.append((body, "mirror"))
+        if g % 3 == 0:
+            words = body.split()
+            words[rng.randrange(len(words))] = "MODIFIÉ"
+            rows.append((" ".join(words), "revision"))
+    rows += [("", "empty"), ("   ", "empty"), ("?!…", "empty"), ("one two", "short"), ("one two", "short")]
+    table = pa.table(
+        {
+            "doc_id": [f"{i:05d}" for i in range(len(rows))],
+            "source": [s for _, s in rows],
+            "domain": [f"site{i % 7}.example" for i in range(len(rows))],
+            "crawled_at": [f"2024-0{1 + i % 9}-1{i % 10} 08:30:00" for i in range(len(rows))],
+            "title": [f"Page {i}" for i in range(len(rows))],
+            "body": [b for b, _ in rows],
+            "url": [f"https://site{i % 7}.example/p/{i}" for i in range(len(rows))],
+            "warc_record_offset": list(range(0, 1000 * len(rows), 1000)),
+        }
+    )
+    return table
+
+
+@pytest.fixture(scope="module")
+def parquet_run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("own_parquet")
+    table = _corpus()
+    pq.write_table(table, work / "docs.parquet")
+    run_dbt(
+        ["build"],
+        db_path=work / "db.duckdb",
+        dbt_vars={"documents_path": str(work / "docs.parquet"), "output_dir": str(work / "out")},
+    )
+    return work, table
+
+
+def test_every_scored_jaccard_equals_the_reference(parquet_run):
+    work, table = parquet_run
+    bodies = dict(zip(table["doc_id"].to_pylist(), table["body"].to_pylist(), strict=True))
+    sets = {d: ref.token_shingles(ref.normalize_text(b).split()) for d, b in bodies.items()}
+    scored = duckdb.sql(
+        f"select left_doc_id, right_doc_id, jaccard from '{work / 'out' / 'scored_pairs.parquet'}'"
+    )
+    rows = scored.fetchall()
+    assert rows
+    for left, right, jaccard in rows:
+        assert jaccard == ref.jaccard(sets[left], sets[right]), (left, right)
+    # nothing below the threshold is accepted, and the clusters are the brute-force components
+    brute = [
+        (a, b) for a, b in itertools.combinations(sorted(sets), 2) if ref.jaccard(sets[a], sets[b]) >= 0.7
+    ]
+    assert {(a, b) for a, b, j in rows if j >= 0.7} <= set(brute)
+    root = {d: d for d in sets}
+
+    def find(d):
+        while root[d] != d:
+            d = root[d]
+        return d
+
+    for a, b in brute:
+        root[max(find(a), find(b))] = min(find(a), find(b))
+    clusters = dict(
+        duckdb.sql(f"select doc_id, cluster_id from '{work / 'out' / 'clusters.csv'}'").fetchall()
+    )
+    assert clusters == {d: f"cluster-{find(d)}" for d in sets}
+
+
+def test_extra_columns_and_types_are_carried_to_deduped_documents(parquet_run):
+    work, table = parquet_run
+    kept = duckdb.sql(f"select * from '{work / 'out' / 'deduped_documents.parquet'}'")
+    assert {"url", "warc_record_offset", "cluster_id", "cluster_size"} <= set(kept.columns)
+    rows = kept.fetchall()
+    clusters = duckdb.sql(
+        f"select count(distinct cluster_id) from '{work / 'out' / 'clusters.csv'}'"
+    ).fetchall()
+    assert len(rows) == clusters[0][0]
+    assert (
+        duckdb.sql(f"select count(*) from '{work / 'out' / 'clusters.csv'}'").fetchall()[0][0]
+        == table.num_rows
+    )
+
+
+def test_empty_and_short_documents_are_kept(parquet_run):
+    work, _ = parquet_run
+    empty = duckdb.sql(
+        f"select doc_id, cluster_size from '{work / 'out' / 'clusters.csv'}' c where doc_id in "
+        f"(select doc_id from '{work / 'out' / 'fingerprinted.parquet'}' where token_count = 0)"
+    ).fetchall()
+    assert len(empty) == 3 and all(size == 1 for _, size in empty)  # J(empty, empty) = 0: never duplicates
+    shorts = duckdb.sql(
+        f"select cluster_size from '{work / 'out' / 'clusters.csv'}' c join "
+        f"'{work / 'out' / 'fingerprinted.parquet'}' f using (doc_id) where f.token_count = 2"
+    ).fetchall()
+    assert shorts == [(2,), (2,)]
+
+
+def test_csv_input_keeps_leading_zeros_and_missing_columns_are_named(tmp_path):
+    table = _corpus(n_groups=6)
+    csv_path = tmp_path / "docs.csv"
+    con = duckdb.connect()
+    con.register("docs", table)
+    con.sql(f"copy docs to '{csv_path}' (format csv, header true)")
+    run_dbt(
+        ["build"],
+        db_path=tmp_path / "db.duckdb",
+        dbt_vars={"documents_path": str(csv_path), "output_dir": str(tmp_path / "out")},
+    )
+    ids = duckdb.sql(
+        f"select doc_id from '{tmp_path / 'out' / 'deduped_documents.parquet'}'",
+    ).fetchall()
+    assert all(len(i[0]) == 5 for i in ids)
+
+    con.sql(
+        f"copy (select * exclude (body) from docs) to '{tmp_path / 'nobody.csv'}' (format csv, header true)"
+    )
+    result = run_dbt(
+        ["build"],
+        db_path=tmp_path / "db2.duckdb",
+        check=False,
+        dbt_vars={"documents_path": str(tmp_path / "nobody.csv"), "output_dir": str(tmp_path / "o2")},
+    )
+    assert result.returncode != 0
+    assert f"documents_path '{tmp_path / 'nobody.csv'}' is missing required column(s): body" in result.stdout
+    assert not (tmp_path / "o2" / "deduped_documents.parquet").exists()
