@@ -1,0 +1,48 @@
+# Two commands do everything on a fresh machine that has python3:
+#   make run   - create .venv from the pinned requirements (if missing), run the pipeline on the fixture,
+#                write the outputs to output/ and the database to web_text_dedup.duckdb
+#   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DBT := $(BIN)/dbt
+DBT_FLAGS := --profiles-dir . --project-dir .
+TEST_DIR := target/test-run
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+
+.PHONY: run test lint dbt-test pytest docs docs-serve bench clean
+
+$(VENV)/.installed: requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+run: $(VENV)/.installed
+	$(DBT) build $(DBT_FLAGS)
+	@echo "Outputs in output/:" && ls -1 output
+
+test: lint dbt-test pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	mkdir -p $(TEST_DIR)
+	DEDUP_DB_PATH=$(TEST_DIR)/lint.duckdb $(DBT) seed $(DBT_FLAGS) --quiet
+	DEDUP_DB_PATH=$(TEST_DIR)/lint.duckdb $(BIN)/sqlfluff lint models analyses
+
+dbt-test: $(VENV)/.installed
+	mkdir -p $(TEST_DIR)
+	DEDUP_DB_PATH=$(TEST_DIR)/dbt-test.duckdb $(DBT) build $(DBT_FLAGS) \
+		--vars '{output_dir: $(TEST_DIR)/output}'
+
+pytest: $(VENV)/.installed
+	$(BIN)/python -m pytest
+
+docs: $(VENV)/.installed
+	$(DBT) docs generate $(DBT_FLAGS)
+
+docs-serve: docs
+	$(DBT) docs serve $(DBT_FLAGS) --port 8080
+
+clean:
+	rm -rf target logs output web_text_dedup.duckdb web_text_dedup.duckdb.wal
