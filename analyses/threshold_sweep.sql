@@ -11,7 +11,7 @@ scored_pairs as (
 
 thresholds as (
 
-    select cast(threshold as double) as threshold
+    select cast(sweep.threshold as double) as threshold
     from (
         values (0.50), (0.55), (0.60), (0.65), (0.70), (0.75), (0.80), (0.85), (0.90), (0.95), (1.00)
     ) as sweep (threshold)
