@@ -47,3 +47,24 @@
         0.0
     )
 {%- endmacro %}
+
+
+{#- Up to `max_items` values of `expression`, ordered by `order_by`, joined into one string (an aggregate). -#}
+{% macro agg_join(expression, order_by, max_items, separator="', '") %}
+    {{- return(adapter.dispatch("agg_join", "web_text_dedup")(expression, order_by, max_items, separator)) -}}
+{% endmacro %}
+
+{% macro duckdb__agg_join(expression, order_by, max_items, separator) -%}
+    array_to_string(list_slice(list({{ expression }} order by {{ order_by }}), 1, {{ max_items }}), {{ separator }})
+    || case when count(*) > {{ max_items }} then ' ...' else '' end
+{%- endmacro %}
+
+
+{#- Stop the query with `message_expression` (a string expression) as the error message. -#}
+{% macro raise_error(message_expression) %}
+    {{- return(adapter.dispatch("raise_error", "web_text_dedup")(message_expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__raise_error(message_expression) -%}
+    error({{ message_expression }})
+{%- endmacro %}

@@ -217,7 +217,9 @@ def _length_salt(length: int) -> np.uint64:
 def _poly_windows(values: np.ndarray, width: int) -> np.ndarray:
     """sum(values[i + j] * P**(width - 1 - j)) mod 2**64 for every full window start i."""
     n = len(values) - width + 1
-    acc = np.zeros(max(n, 0), dtype=U64)
+    if n <= 0:
+        return np.zeros(0, dtype=U64)
+    acc = np.zeros(n, dtype=U64)
     for j in range(width):
         acc = acc * _POLY + values[j : j + n]
     return acc

@@ -2,6 +2,10 @@
   One row per input document, with the six base columns typed and every extra input column (for example
   WARC lineage) carried along unchanged.  Materialized as a table: it is a snapshot of the input, read
   once, so later stages and the published database never depend on the input file's path.
+
+  Bad input stops the build here, before any fingerprinting, with one message that names every problem
+  and the offending rows: duplicate doc_id (the ids), empty doc_id (the input row numbers), crawled_at
+  missing or not a date/timestamp (the doc_ids and values).  A null body is kept as an empty document.
 -#}
 {{ config(materialized="table") }}
 
@@ -9,7 +13,7 @@
 {%- set base_columns = ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
 {%- set extra_columns = [] -%}
 {%- for column in input.columns -%}
-    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(column) -%}{%- endif -%}
+    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(adapter.quote(column)) -%}{%- endif -%}
 {%- endfor %}
 
 with
@@ -28,10 +32,80 @@ typed as (
         cast(domain as varchar) as domain,
         {{ parse_timestamp("crawled_at") }} as crawled_at,
         cast(title as varchar) as title,
-        cast(body as varchar) as body{% for column in extra_columns %},
-        {{ adapter.quote(column) }}{% endfor %}
+        cast(body as varchar) as body,
+        {%- for column in extra_columns %}
+        {{ column }},
+        {%- endfor %}
+        cast(crawled_at as varchar) as crawled_at_text,
+        row_number() over () as input_row
     from source
+
+),
+
+duplicate_ids as (
+
+    select doc_id
+    from typed
+    where doc_id is not null
+    group by doc_id
+    having count(*) > 1
+
+),
+
+problems as (
+
+    select
+        'duplicate doc_id (' || count(*) || '): '
+        || {{ agg_join("doc_id", "doc_id", 20) }} as problem
+    from duplicate_ids
+    having count(*) > 0
+
+    union all
+
+    select
+        'empty doc_id in ' || count(*) || ' row(s), input row(s) '
+        || {{ agg_join("cast(input_row as varchar)", "input_row", 20) }} as problem
+    from typed
+    where doc_id is null or trim(doc_id) = ''
+    having count(*) > 0
+
+    union all
+
+    select
+        'crawled_at is missing or not a date/timestamp in ' || count(*) || ' row(s): '
+        || {{ agg_join("doc_id || '=' || coalesce(crawled_at_text, 'null')", "input_row", 20) }} as problem
+    from typed
+    where crawled_at is null
+    having count(*) > 0
+
+),
+
+gate as (
+
+    select
+        case
+            when count(*) = 0 then true
+            else {{ raise_error("'bad input in " ~ input.label | replace("'", "''") ~ ": ' || "
+                ~ agg_join("problem", "problem", 10, "'; '")) }}
+        end as input_is_valid
+    from problems
+
+),
+
+final as (
+
+    select
+        typed.doc_id,
+        typed.source,
+        typed.domain,
+        typed.crawled_at,
+        typed.title,
+        typed.body{% for column in extra_columns %},
+        typed.{{ column }}{% endfor %}
+    from typed
+    cross join gate
+    where gate.input_is_valid
 
 )
 
-select * from typed
+select * from final
