@@ -245,7 +245,7 @@ def run_dbt(
     for stale in (database, Path(f"{database}.wal"), target / "run_results.json"):
         stale.unlink(missing_ok=True)
     shutil.rmtree(output, ignore_errors=True)
-    dbt_vars = {"documents_path": str(corpus), "output_dir": str(output), "fingerprint_threads": threads}
+    dbt_vars = {"documents_path": str(corpus), "output_dir": str(output), "fingerprint_workers": threads}
     command = [
         dbt_executable(),
         "run" if skip_tests else "build",
@@ -987,7 +987,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=int,
         default=2,
-        help="dbt var fingerprint_threads, RAYON_NUM_THREADS of the baselines, corpus generator workers",
+        help="dbt var fingerprint_workers, RAYON_NUM_THREADS of the baselines, corpus generator workers",
     )
     parser.add_argument("--memory-limit", default="8GB", help="DEDUP_MEMORY_LIMIT for dbt (DuckDB)")
     parser.add_argument("--json", help="write all figures to this JSON file")

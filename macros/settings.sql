@@ -35,8 +35,8 @@
         "threshold": _dedup_float("threshold", var("threshold", 0.7), 0.7, 0.0, 1.0, false),
         "signature_overlap_threshold": _dedup_float(
             "signature_overlap_threshold", var("signature_overlap_threshold", 0.7), 0.7, 0.0, 1.0, true),
-        "batch_size": _dedup_int("batch_size", var("batch_size", 8192), 8192, 1, 10000000),
-        "fingerprint_threads": _dedup_int("fingerprint_threads", var("fingerprint_threads", 2), 2, 1, 256),
+        "batch_size": _dedup_int("batch_size", var("batch_size", 2048), 2048, 1, 10000000),
+        "fingerprint_workers": _dedup_int("fingerprint_workers", var("fingerprint_workers", 2), 2, 1, 256),
     } -%}
     {{ return(settings) }}
 {% endmacro %}

@@ -15,7 +15,7 @@ settings as (
         cast({{ s.threshold }} as double) as threshold,
         cast({{ s.signature_overlap_threshold }} as double) as signature_overlap_threshold,
         cast({{ s.batch_size }} as integer) as batch_size,
-        cast({{ s.fingerprint_threads }} as integer) as fingerprint_threads,
+        cast({{ s.fingerprint_workers }} as integer) as fingerprint_workers,
         cast({{ sql_string(var("documents_path", "") or "") }} as varchar) as documents_path,
         cast({{ sql_string(output_dir()) }} as varchar) as output_dir
 

@@ -40,7 +40,7 @@ def test_streaming_driver_keeps_order_and_rows():
         pa.schema([("doc_id", pa.string()), ("body", pa.string())]),
         [_batch(bodies[i : i + 7], start=i) for i in range(0, 50, 7)],
     )
-    settings = fp.RunSettings(params=fp.FingerprintParams(), threads=2)
+    settings = fp.RunSettings(params=fp.FingerprintParams(), workers=2)
     streamed = fp.stream_fingerprints(reader, settings).read_all().to_pylist()
     direct = fp.fingerprint_batch(_batch(bodies), fp.FingerprintParams()).to_pylist()
     assert streamed == direct
