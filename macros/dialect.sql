@@ -68,3 +68,13 @@
 {% macro duckdb__raise_error(message_expression) -%}
     error({{ message_expression }})
 {%- endmacro %}
+
+
+{#- A relation with one column `i` holding the integers 0 .. n - 1. -#}
+{% macro integer_series(n) %}
+    {{- return(adapter.dispatch("integer_series", "web_text_dedup")(n)) -}}
+{% endmacro %}
+
+{% macro duckdb__integer_series(n) -%}
+    (select range as i from range({{ n }}))
+{%- endmacro %}

@@ -18,6 +18,18 @@
             ~ "; got '" ~ preset_name ~ "'") }}
     {%- endif -%}
     {%- set preset = presets[preset_name] -%}
+    {%- set threshold = _dedup_float("threshold", var("threshold", 0.7), 0.7, 0.0, 1.0, false) -%}
+    {%- if preset_name == "recall" -%}
+        {#- the most rows per band (fewest false candidates) whose P(candidate) at the threshold is >= 0.99 -#}
+        {%- set chosen = {"rows": 1} -%}
+        {%- for rows in [64, 32, 16, 8, 4, 2, 1] -%}
+            {%- set bands = preset.num_hashes // rows -%}
+            {%- if chosen.rows == 1 and 1 - (1 - threshold ** rows) ** bands >= 0.99 -%}
+                {%- do chosen.update({"rows": rows}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do preset.update({"rows_per_band": chosen.rows}) -%}
+    {%- endif -%}
     {%- set num_hashes = _dedup_int("num_hashes", var("num_hashes", none), preset.num_hashes, 1, 4096) -%}
     {%- set rows_per_band = _dedup_int("rows_per_band", var("rows_per_band", none), preset.rows_per_band, 1, 4096) -%}
     {%- if num_hashes % rows_per_band != 0 -%}
@@ -32,7 +44,7 @@
         "rows_per_band": rows_per_band,
         "bands": (num_hashes // rows_per_band),
         "seed": _dedup_int("seed", var("seed", 42), 42, 0, 9223372036854775807),
-        "threshold": _dedup_float("threshold", var("threshold", 0.7), 0.7, 0.0, 1.0, false),
+        "threshold": threshold,
         "signature_overlap_threshold": _dedup_float(
             "signature_overlap_threshold", var("signature_overlap_threshold", 0.7), 0.7, 0.0, 1.0, true),
         "batch_size": _dedup_int("batch_size", var("batch_size", 2048), 2048, 1, 10000000),

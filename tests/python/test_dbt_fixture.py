@@ -151,3 +151,45 @@ def test_database_holds_every_model_for_analysts(fixture_run):
         assert con.sql("select count(*) from deduped_documents").fetchall() == [(12,)]
     finally:
         con.close()
+
+
+def test_s_curve_and_advisor_follow_the_banding_formula(fixture_run):
+    con = duckdb.connect(str(fixture_run["db_path"]), read_only=True)
+    try:
+        curve = dict(con.sql("select jaccard, p_candidate from lsh_s_curve").fetchall())
+        advisor = con.sql("select bands, rows_per_band, p_candidate_at_threshold from lsh_advisor").fetchall()
+        recall = con.sql("select accepted_pairs, expected_pair_recall from lsh_recall_estimate").fetchall()
+    finally:
+        con.close()
+    assert len(curve) == 101
+    for j, p in curve.items():
+        assert p == pytest.approx(1 - (1 - j**8) ** 8, abs=1e-12)
+    assert round(curve[0.7], 2) == 0.38 and round(curve[0.75], 2) == 0.57 and round(curve[0.8], 2) == 0.77
+    assert sorted((b, r) for b, r, _ in advisor) == [
+        (1, 64),
+        (2, 32),
+        (4, 16),
+        (8, 8),
+        (16, 4),
+        (32, 2),
+        (64, 1),
+    ]
+    for b, r, p in advisor:
+        assert p == pytest.approx(1 - (1 - 0.7**r) ** b)
+    assert recall[0][0] == 18 and recall[0][1] > 0.99
+
+
+def test_explain_pair_shows_the_path_or_never_a_candidate(fixture_run):
+    def explain(left, right):
+        return run_dbt(
+            ["run-operation", "explain_pair", "--args", f"{{left: {left}, right: {right}}}"],
+            db_path=fixture_run["db_path"],
+        ).stdout
+
+    mirror_revision = explain("doc-013", "doc-007")
+    assert "explain_pair doc-007 ~ doc-013" in mirror_revision
+    assert "decision: duplicate (reason jaccard_and_minhash)" in mirror_revision
+    assert "path of accepted edges: doc-007 -> doc-013" in mirror_revision
+    singletons = explain("doc-019", "doc-020")
+    assert "decision: never a candidate (no shared LSH band), so never scored" in singletons
+    assert "different clusters: no path of accepted edges joins them" in singletons

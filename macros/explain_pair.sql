@@ -1,0 +1,89 @@
+{#-
+  dbt run-operation explain_pair --args '{left: doc-001, right: doc-013}'
+
+  Explains the pipeline's decision for two documents from the built tables: their shingle-set groups,
+  the LSH bands they share (or "never a candidate"), signature overlap, exact Jaccard, the decision and
+  reason, their clusters and, when they share one, the shortest path of accepted duplicate edges that
+  joins them.
+-#}
+{% macro explain_pair(left, right) %}
+    {%- set ids = [left | string, right | string] | sort -%}
+    {%- set l = sql_string(ids[0]) -%}
+    {%- set r = sql_string(ids[1]) -%}
+    {%- set lines = ["explain_pair " ~ ids[0] ~ " ~ " ~ ids[1]] -%}
+
+    {%- set found = run_query(
+        "select doc_id from " ~ ref("stg_documents") ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")") -%}
+    {%- set found_ids = found.columns[0].values() | list -%}
+    {%- for doc_id in ids if doc_id not in found_ids -%}
+        {{ exceptions.raise_compiler_error("explain_pair: no document with doc_id '" ~ doc_id ~ "'") }}
+    {%- endfor -%}
+
+    {%- set groups = run_query(
+        "select doc_id, group_anchor_doc_id, group_size, shingle_count from " ~ ref("int_shingle_set_groups")
+        ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ") order by doc_id") -%}
+    {%- set anchors = {} -%}
+    {%- for row in groups.rows -%}
+        {%- do anchors.update({row[0]: row[1]}) -%}
+        {%- do lines.append("  " ~ row[0] ~ ": " ~ row[3] ~ " distinct shingles, identical-set group of "
+            ~ row[2] ~ " (anchor " ~ row[1] ~ ")") -%}
+    {%- endfor -%}
+
+    {%- set bands = run_query(
+        "select count(*), array_to_string(list(l.band_index order by l.band_index), ', ') from " ~ ref("int_band_memberships")
+        ~ " as l join " ~ ref("int_band_memberships") ~ " as r on l.band_index = r.band_index"
+        ~ " and l.band_key = r.band_key where l.doc_id = " ~ sql_string(anchors[ids[0]])
+        ~ " and r.doc_id = " ~ sql_string(anchors[ids[1]])) -%}
+    {%- set identical = anchors[ids[0]] == anchors[ids[1]] -%}
+    {%- set shared_count = bands.rows[0][0] -%}
+    {%- do lines.append("  shared LSH bands: " ~ ("all (identical shingle sets)" if identical
+        else (shared_count ~ " (" ~ bands.rows[0][1] ~ ")" if shared_count > 0 else "none"))) -%}
+
+    {%- set scores = run_query(
+        "with pairs as (select " ~ l ~ " as low_doc_id, " ~ r ~ " as high_doc_id), "
+        ~ "fp as (select * from " ~ ref("int_fingerprints") ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")), "
+        ~ "j as (" ~ exact_jaccard("pairs", "fp") ~ ") "
+        ~ "select j.jaccard, j.shared_shingles, j.union_shingles, "
+        ~ signature_overlap("a.signature", "b.signature")
+        ~ " from j join fp as a on a.doc_id = j.low_doc_id join fp as b on b.doc_id = j.high_doc_id") -%}
+    {%- set s = scores.rows[0] -%}
+    {%- do lines.append("  exact Jaccard: " ~ s[0] ~ " (" ~ s[1] ~ " shared of " ~ s[2] ~ " shingles)") -%}
+    {%- do lines.append("  signature overlap: " ~ s[3]) -%}
+
+    {%- set decision = run_query(
+        "select is_duplicate, reason, shared_bands from " ~ ref("scored_pairs")
+        ~ " where left_doc_id = " ~ l ~ " and right_doc_id = " ~ r) -%}
+    {%- if decision.rows | length == 0 and not identical and shared_count == 0 -%}
+        {%- do lines.append("  decision: never a candidate (no shared LSH band), so never scored") -%}
+    {%- elif decision.rows | length == 0 -%}
+        {%- do lines.append("  decision: "
+            ~ ("duplicate" if s[0] >= dedup_settings().threshold else "not a duplicate")
+            ~ " - scored through the group anchors; not listed itself (star form, see int_candidate_pairs)") -%}
+    {%- else -%}
+        {%- do lines.append("  decision: " ~ ("duplicate" if decision.rows[0][0] else "not a duplicate")
+            ~ " (reason " ~ decision.rows[0][1] ~ ")") -%}
+    {%- endif -%}
+
+    {%- set clusters = run_query(
+        "select doc_id, cluster_id, representative_doc_id from " ~ ref("clusters")
+        ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ") order by doc_id") -%}
+    {%- for row in clusters.rows -%}
+        {%- do lines.append("  " ~ row[0] ~ " is in " ~ row[1] ~ " (representative " ~ row[2] ~ ")") -%}
+    {%- endfor -%}
+    {%- if clusters.rows[0][1] == clusters.rows[1][1] -%}
+        {%- set path = run_query(
+            "with recursive edges as (select left_doc_id as src, right_doc_id as dst from "
+            ~ ref("duplicate_pairs") ~ " union all select right_doc_id, left_doc_id from "
+            ~ ref("duplicate_pairs") ~ "), "
+            ~ "walk(node, path) using key (node) as ("
+            ~ " select " ~ l ~ ", [" ~ l ~ "]"
+            ~ " union select edges.dst, min(list_append(walk.path, edges.dst)) from walk"
+            ~ " join edges on edges.src = walk.node"
+            ~ " where edges.dst not in (select node from recurring.walk) group by edges.dst)"
+            ~ " select array_to_string(path, ' -> ') from walk where node = " ~ r) -%}
+        {%- do lines.append("  path of accepted edges: " ~ path.rows[0][0]) -%}
+    {%- else -%}
+        {%- do lines.append("  different clusters: no path of accepted edges joins them") -%}
+    {%- endif -%}
+    {{ print(lines | join("\n")) }}
+{% endmacro %}
