@@ -45,4 +45,4 @@ docs-serve: docs
 	$(DBT) docs serve $(DBT_FLAGS) --port 8080
 
 clean:
-	rm -rf target logs output web_text_dedup.duckdb web_text_dedup.duckdb.wal
+	rm -rf target logs output web_text_dedup.duckdb

@@ -16,7 +16,12 @@ DBT = str(Path(sys.executable).with_name("dbt"))
 
 def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, check: bool = True):
     """Run `dbt <args>` from the project root; returns the CompletedProcess (stdout+stderr merged)."""
-    env = dict(os.environ, DEDUP_DB_PATH=str(db_path), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    env = dict(
+        os.environ,
+        DEDUP_DB_PATH=str(db_path),
+        DEDUP_PUBLISH_DIR=str(db_path.parent / "published"),
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+    )
     command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]

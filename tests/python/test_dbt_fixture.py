@@ -137,8 +137,8 @@ def test_rerun_gives_byte_identical_outputs(fixture_run, tmp_path):
     assert first == second
 
 
-def test_database_holds_every_model_for_analysts(fixture_run):
-    con = duckdb.connect(str(fixture_run["db_path"]), read_only=True)
+def test_published_database_holds_every_model_for_analysts(fixture_run):
+    con = duckdb.connect(str(fixture_run["work"] / "published" / "dedup.duckdb"), read_only=True)
     try:
         tables = {row[0] for row in con.sql("select table_name from information_schema.tables").fetchall()}
         assert {

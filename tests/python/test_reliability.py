@@ -5,6 +5,7 @@ import itertools
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import duckdb
@@ -255,3 +256,58 @@ def test_hot_bucket_gives_brute_force_clusters_without_quadratic_pairs(tmp_path)
         0
     ][0]
     assert candidates < 2 * len(ids)  # star form: hot - 1 rows for the hot bucket, not hot * (hot - 1) / 2
+
+
+READER = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+print(con.sql("select count(*) from stg_documents").fetchall()[0][0], flush=True)
+sys.stdin.readline()
+print(con.sql("select count(*) from stg_documents").fetchall()[0][0], flush=True)
+"""
+
+
+def test_readers_of_the_published_database_never_block_the_build(tmp_path):
+    db_path = tmp_path / "web_text_dedup.duckdb"
+    published = tmp_path / "published" / "web_text_dedup.duckdb"
+    run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(published)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert reader.stdout.readline().strip() == "24"  # the analyst holds a read-only connection
+    corpus = tmp_path / "docs.csv"
+    corpus.write_text(HEADER + "a,s,d,2024-01-01,t,one two three\nb,s,e,2024-01-02,t,four five six\n")
+    # a rebuild while the reader is connected succeeds
+    run_dbt(
+        ["build"],
+        db_path=db_path,
+        dbt_vars={"documents_path": str(corpus), "output_dir": str(tmp_path / "out")},
+    )
+    reader.stdin.write("\n")
+    reader.stdin.flush()
+    assert reader.stdout.readline().strip() == "24"  # the open connection keeps the old, complete result
+    reader.wait()
+    fresh = duckdb.connect(str(published), read_only=True)
+    assert fresh.sql("select count(*) from stg_documents").fetchall() == [(2,)]  # new readers see the new one
+    fresh.close()
+    assert not [p for p in published.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_failed_build_does_not_publish(tmp_path):
+    db_path = tmp_path / "web_text_dedup.duckdb"
+    published = tmp_path / "published" / "web_text_dedup.duckdb"
+    run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    before = hashlib.sha256(published.read_bytes()).hexdigest()
+    corpus = tmp_path / "docs.csv"
+    corpus.write_text(HEADER + "a,s,d,2024-01-01,t,x\na,s,d,2024-01-01,t,y\n")
+    failed = run_dbt(
+        ["build"],
+        db_path=db_path,
+        check=False,
+        dbt_vars={"documents_path": str(corpus), "output_dir": str(tmp_path / "o2")},
+    )
+    _fails_with(failed, "duplicate doc_id (1): a")
+    assert hashlib.sha256(published.read_bytes()).hexdigest() == before
