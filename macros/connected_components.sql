@@ -34,3 +34,36 @@
     )
     select node_id, component_id from labels
 {% endmacro %}
+
+
+{#-
+  hop_distances(sources, edges): a select of (node_id, hops): the number of accepted edges on the
+  shortest path from the nearest source (column node_id of `sources`) to every node reachable from one
+  (`edges` has src and dst; either direction is enough).  A breadth-first search: each round adds the
+  unvisited neighbours of the previous round's nodes, so each node and edge is handled once.
+-#}
+{% macro hop_distances(sources, edges) %}
+    {{- return(adapter.dispatch("hop_distances", "web_text_dedup")(sources, edges)) -}}
+{% endmacro %}
+
+{% macro duckdb__hop_distances(sources, edges) %}
+    with recursive
+    hop_adjacency as (
+        select src, dst from {{ edges }}
+        union
+        select dst as src, src as dst from {{ edges }}
+    ),
+    hops (node_id, hops) using key (node_id) as (
+        select node_id, 0 as hops from {{ sources }}
+        union
+        select
+            hop_adjacency.dst as node_id,
+            min(hops.hops) + 1 as hops
+        from hops
+        inner join hop_adjacency on hops.node_id = hop_adjacency.src
+        left join recurring.hops as seen on hop_adjacency.dst = seen.node_id
+        where seen.node_id is null
+        group by hop_adjacency.dst
+    )
+    select node_id, hops from hops
+{% endmacro %}

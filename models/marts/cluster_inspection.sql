@@ -1,7 +1,11 @@
 {#-
   Review view of every multi-member cluster: one row per member with its representative, the exact
-  Jaccard of the member to the representative, and the accepted edges that touch it.  Input columns
-  other than body (for example WARC lineage) are carried along.
+  Jaccard of the member to the representative, the accepted edges that touch it and how many edges away
+  from the representative it is, plus the cluster's health: edges, minimum and mean edge Jaccard,
+  minimum Jaccard of a member to the representative, the representative's eccentricity (the cluster's
+  hop diameter lies between it and twice it) and is_chained: some member is below the threshold to the
+  representative, so the cluster holds together only through a chain of edges.  Input columns other than
+  body (for example WARC lineage) are carried along.
 -#}
 
 with
@@ -30,6 +34,12 @@ duplicate_pairs as (
 
 ),
 
+settings as (
+
+    select * from {{ ref("int_run_settings") }}
+
+),
+
 members as (
 
     select * from clusters
@@ -50,6 +60,29 @@ representative_pairs as (
 representative_jaccard as (
 
     {{ exact_jaccard("representative_pairs", "fingerprints") }}
+
+),
+
+representatives as (  -- noqa: ST03
+
+    select doc_id as node_id from members
+    where is_representative
+
+),
+
+member_edges as (  -- noqa: ST03
+
+    select
+        left_doc_id as src,
+        right_doc_id as dst
+    from duplicate_pairs
+
+),
+
+hops as (
+
+    -- sqlfluff cannot parse DuckDB's USING KEY: this one statement is excluded from linting.
+    {{ hop_distances("representatives", "member_edges") }}  -- noqa: PRS
 
 ),
 
@@ -79,7 +112,20 @@ edge_stats as (
 
 ),
 
-final as (
+cluster_edges as (
+
+    select
+        clusters.cluster_id,
+        count(*) as cluster_edges,
+        min(duplicate_pairs.jaccard) as cluster_min_edge_jaccard,
+        avg(duplicate_pairs.jaccard) as cluster_mean_edge_jaccard
+    from duplicate_pairs
+    inner join clusters on duplicate_pairs.left_doc_id = clusters.doc_id
+    group by clusters.cluster_id
+
+),
+
+member_rows as (
 
     select
         members.cluster_id,
@@ -93,6 +139,7 @@ final as (
         coalesce(edge_stats.accepted_edges, 0) as accepted_edges,
         edge_stats.min_edge_jaccard,
         edge_stats.max_edge_jaccard,
+        hops.hops as hops_from_representative,
         fingerprints.token_count,
         documents.* exclude (doc_id, body)  -- noqa: RF02
     from members
@@ -103,6 +150,26 @@ final as (
             least(members.doc_id, members.representative_doc_id) = representative_jaccard.low_doc_id
             and greatest(members.doc_id, members.representative_doc_id) = representative_jaccard.high_doc_id
     left join edge_stats on members.doc_id = edge_stats.doc_id
+    left join hops on members.doc_id = hops.node_id
+
+),
+
+final as (
+
+    select
+        member_rows.*,
+        cluster_edges.cluster_edges,
+        cluster_edges.cluster_min_edge_jaccard,
+        cluster_edges.cluster_mean_edge_jaccard,
+        min(member_rows.jaccard_to_representative) over (partition by member_rows.cluster_id)
+            as cluster_min_jaccard_to_representative,
+        max(member_rows.hops_from_representative) over (partition by member_rows.cluster_id)
+            as representative_eccentricity,
+        min(member_rows.jaccard_to_representative) over (partition by member_rows.cluster_id)
+        < settings.threshold as is_chained
+    from member_rows
+    inner join cluster_edges on member_rows.cluster_id = cluster_edges.cluster_id
+    cross join settings
 
 )
 
