@@ -1,6 +1,7 @@
 {#-
   export_output(file_name, order_by): a post-hook that writes the model to <output_dir>/<file_name>
   (CSV, Parquet or JSON by extension) in a fixed row order, so reruns give byte-identical files.
+  order_by none means the model's rows are already stored in key order (insertion order is preserved).
 
   The file is written under a temporary name and renamed into place (atomic on one file system), so a
   reader or an interrupted build never sees a half-written output: it sees the previous file or the new
@@ -23,7 +24,7 @@
     {%- set directory = output_dir() -%}
     {%- set final_path = directory ~ "/" ~ file_name -%}
     {%- set temporary_path = directory ~ "/." ~ file_name ~ "." ~ invocation_id ~ ".tmp" -%}
-    copy (select * from {{ this }} order by {{ order_by }})
+    copy (select * from {{ this }}{% if order_by %} order by {{ order_by }}{% endif %})
     to {{ sql_string(temporary_path) }} ({{ options[extension] }});
     select webdedup_publish({{ sql_string(temporary_path) }}, {{ sql_string(final_path) }})
 {% endmacro %}

@@ -108,4 +108,7 @@ final as (
 
 )
 
+-- stored in doc_id order: the fingerprint model streams it in that order, so int_fingerprints and
+-- fingerprinted.parquet come out sorted without another sort of the largest table
 select * from final
+order by doc_id

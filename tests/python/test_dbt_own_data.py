@@ -57,7 +57,9 @@ def _corpus(n_groups=40, seed=9):
             "warc_record_offset": list(range(0, 1000 * len(rows), 1000)),
         }
     )
-    return table
+    order = list(range(table.num_rows))
+    random.Random(seed).shuffle(order)  # input order is not doc_id order
+    return table.take(order)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,12 @@ def parquet_run(tmp_path_factory):
     run_dbt(
         ["build"],
         db_path=work / "db.duckdb",
-        dbt_vars={"documents_path": str(work / "docs.parquet"), "output_dir": str(work / "out")},
+        # small batches: several batches through the worker processes, which must keep doc_id order
+        dbt_vars={
+            "documents_path": str(work / "docs.parquet"),
+            "output_dir": str(work / "out"),
+            "batch_size": 16,
+        },
     )
     return work, table
 
@@ -102,6 +109,18 @@ def test_every_scored_jaccard_equals_the_reference(parquet_run):
         duckdb.sql(f"select doc_id, cluster_id from '{work / 'out' / 'clusters.csv'}'").fetchall()
     )
     assert clusters == {d: f"cluster-{find(d)}" for d in sets}
+
+
+def test_output_files_are_sorted_by_their_keys(parquet_run):
+    work, table = parquet_run
+    ids = [
+        r[0] for r in duckdb.sql(f"select doc_id from '{work / 'out' / 'fingerprinted.parquet'}'").fetchall()
+    ]
+    assert ids == sorted(table["doc_id"].to_pylist())
+    pairs = duckdb.sql(
+        f"select left_doc_id, right_doc_id from '{work / 'out' / 'scored_pairs.parquet'}'"
+    ).fetchall()
+    assert pairs == sorted(pairs)
 
 
 def test_extra_columns_and_types_are_carried_to_deduped_documents(parquet_run):
