@@ -130,6 +130,7 @@ def main() -> None:
         "precision",
         "candidates",
         "wall_seconds",
+        "pipeline_seconds",
         "fingerprint_seconds",
         "scoring_seconds",
         "audit_seconds",
