@@ -10,6 +10,7 @@ import time
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -311,3 +312,33 @@ def test_a_failed_build_does_not_publish(tmp_path):
     )
     _fails_with(failed, "duplicate doc_id (1): a")
     assert hashlib.sha256(published.read_bytes()).hexdigest() == before
+
+
+def test_hot_bucket_of_100k_identical_pages_in_200k(tmp_path):
+    """100,000 identical pages inside a 200,000-document corpus: one cluster for them, linear candidate
+    rows, and every other document clustered exactly as in a run without the hot bucket."""
+    from benchmarks.generate_corpus import generate
+
+    table = generate(200_000, seed=5, hot_bucket=100_000)
+    pq.write_table(table, tmp_path / "all.parquet")
+    hot_mask = pc.equal(table["source"], "hot_bucket")
+    pq.write_table(table.filter(pc.invert(hot_mask)), tmp_path / "rest.parquet")
+    hot_ids = set(table.filter(hot_mask)["doc_id"].to_pylist())
+    assert len(hot_ids) == 100_000
+
+    def clusters_of(name):
+        out = tmp_path / f"out-{name}"
+        run_dbt(
+            ["build"],
+            db_path=tmp_path / f"{name}.duckdb",
+            dbt_vars={"documents_path": str(tmp_path / f"{name}.parquet"), "output_dir": str(out)},
+        )
+        rows = duckdb.sql(f"select doc_id, cluster_id from '{out / 'clusters.csv'}'").fetchall()
+        candidates = duckdb.sql(f"select count(*) from '{out / 'scored_pairs.parquet'}'").fetchall()[0][0]
+        return dict(rows), candidates
+
+    with_hot, hot_candidates = clusters_of("all")
+    without_hot, rest_candidates = clusters_of("rest")
+    assert len({with_hot[d] for d in hot_ids}) == 1  # the hot bucket is one cluster
+    assert {d: c for d, c in with_hot.items() if d not in hot_ids} == without_hot
+    assert hot_candidates - rest_candidates == len(hot_ids) - 1  # star form: n - 1 rows, not n(n-1)/2
