@@ -3,7 +3,7 @@
 One invocation generates (or reuses) a corpus with ``benchmarks/generate_corpus.py`` and runs, on that same
 file, each engine in its own subprocess:
 
-* ``dbt``        - the full ``dbt build`` (``dbt run`` with ``--skip-build-tests``) of this project;
+* ``dbt``        - the full ``dbt build`` (without its tests with ``--skip-build-tests``) of this project;
 * ``datasketch`` - ``benchmarks.baselines.run_datasketch`` (through a small child runner of this script);
 * ``rensa``      - ``benchmarks.baselines.run_rensa`` (same runner).
 
@@ -240,7 +240,7 @@ def run_dbt(
     skip_tests: bool,
     rss_method: str,
 ) -> dict:
-    """``dbt build`` (or ``dbt run``) on ``corpus`` with database, target and outputs inside ``work``."""
+    """``dbt build`` (tests excluded with skip_tests) on ``corpus``; database, target, outputs in ``work``."""
     database, target, output = work / "bench.duckdb", work / "target", work / "output"
     for stale in (database, Path(f"{database}.wal"), target / "run_results.json"):
         stale.unlink(missing_ok=True)
@@ -271,7 +271,7 @@ def run_dbt(
     }
     result = run_measured(command, env=env, cwd=ROOT, log_path=work / "dbt.log", rss_method=rss_method)
     result["engine"] = "dbt"
-    result["label"] = "dbt run (no tests)" if skip_tests else "dbt build"
+    result["label"] = "dbt build (no tests)" if skip_tests else "dbt build"
     result["command_kind"] = "build without tests" if skip_tests else "build"
     result["output_dir"] = str(output)
     run_results = target / "run_results.json"
@@ -994,7 +994,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--memory-limit", default="8GB", help="DEDUP_MEMORY_LIMIT for dbt (DuckDB)")
     parser.add_argument("--json", help="write all figures to this JSON file")
-    parser.add_argument("--skip-build-tests", action="store_true", help="`dbt run` instead of `dbt build`")
+    parser.add_argument(
+        "--skip-build-tests", action="store_true", help="dbt build without data and unit tests"
+    )
     parser.add_argument(
         "--rss",
         choices=("auto", "time", "psutil"),
