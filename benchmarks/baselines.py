@@ -61,12 +61,15 @@ def _shingle(body: str | None, shingle_size: int) -> tuple[set[str], int]:
     return token_shingles(tokens, size=shingle_size), len(tokens)
 
 
-class _UnionFind:
-    def __init__(self, size: int) -> None:
-        self.parent = list(range(size))
+class UnionFind:
+    """Union-find over hashable items (created on first use); the root of a set is its smallest item."""
 
-    def find(self, item: int) -> int:
+    def __init__(self, items=()) -> None:
+        self.parent: dict = {item: item for item in items}
+
+    def find(self, item):
         parent = self.parent
+        parent.setdefault(item, item)
         root = item
         while parent[root] != root:
             root = parent[root]
@@ -74,10 +77,9 @@ class _UnionFind:
             parent[item], item = root, parent[item]
         return root
 
-    def union(self, left: int, right: int) -> None:
+    def union(self, left, right) -> None:
         left_root, right_root = self.find(left), self.find(right)
         if left_root != right_root:
-            # attach the larger index below the smaller one (roots stay small, trees stay shallow enough)
             if left_root < right_root:
                 self.parent[right_root] = left_root
             else:
@@ -189,7 +191,7 @@ def _run(
 
     # 5. connected components, roots and representatives
     t0 = time.perf_counter()
-    forest = _UnionFind(n)
+    forest = UnionFind(range(n))
     for left, right in accepted:
         forest.union(left, right)
     members: dict[int, list[int]] = {}

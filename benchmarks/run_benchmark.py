@@ -56,6 +56,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # make ``benchmark
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import generate_corpus
+from benchmarks.baselines import UnionFind
 from webdedup.reference import jaccard, normalize_text, token_shingles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -445,31 +446,6 @@ def read_baseline_outputs(dump: Path) -> dict:
 # --------------------------------------------------------------------------------------------------------
 # Agreement check
 # --------------------------------------------------------------------------------------------------------
-
-
-class UnionFind:
-    """Union-find over hashable items (created on first use)."""
-
-    def __init__(self, items=()) -> None:
-        self.parent: dict = {item: item for item in items}
-
-    def find(self, item):
-        parent = self.parent
-        parent.setdefault(item, item)
-        root = item
-        while parent[root] != root:
-            root = parent[root]
-        while parent[item] != root:
-            parent[item], item = root, parent[item]
-        return root
-
-    def union(self, left, right) -> None:
-        left_root, right_root = self.find(left), self.find(right)
-        if left_root != right_root:
-            if left_root < right_root:
-                self.parent[right_root] = left_root
-            else:
-                self.parent[left_root] = right_root
 
 
 def partition_differences(left: dict, right: dict) -> int:

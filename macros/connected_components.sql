@@ -15,11 +15,7 @@
 
 {% macro duckdb__connected_components(nodes, edges) %}
     with recursive
-    adjacency as (
-        select src, dst from {{ edges }}
-        union
-        select dst as src, src as dst from {{ edges }}
-    ),
+    adjacency as ({{ undirected_edges(edges) }}),
     labels (node_id, component_id) using key (node_id) as (
         select node_id, node_id as component_id from {{ nodes }}
         union
@@ -48,11 +44,7 @@
 
 {% macro duckdb__hop_distances(sources, edges) %}
     with recursive
-    hop_adjacency as (
-        select src, dst from {{ edges }}
-        union
-        select dst as src, src as dst from {{ edges }}
-    ),
+    hop_adjacency as ({{ undirected_edges(edges) }}),
     hops (node_id, hops) using key (node_id) as (
         select node_id, 0 as hops from {{ sources }}
         union
@@ -67,3 +59,11 @@
     )
     select node_id, hops from hops
 {% endmacro %}
+
+
+{#- Both directions of every edge of `edges` (columns src, dst), each once. -#}
+{% macro undirected_edges(edges) -%}
+    select src, dst from {{ edges }}
+    union
+    select dst as src, src as dst from {{ edges }}
+{%- endmacro %}

@@ -10,17 +10,9 @@ import pytest
 
 from tests.python.conftest import PROJECT_ROOT, run_dbt
 from webdedup import reference as ref
+from webdedup.manifest import OUTPUT_FILES
 
-OUTPUTS = [
-    "fingerprinted.parquet",
-    "candidate_summary.csv",
-    "scored_pairs.parquet",
-    "duplicate_pairs.csv",
-    "clusters.csv",
-    "cluster_inspection.csv",
-    "deduped_documents.parquet",
-    "manifest.json",
-]
+OUTPUTS = [*OUTPUT_FILES, "manifest.json"]
 
 
 def _fixture_documents():
