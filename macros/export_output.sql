@@ -1,11 +1,12 @@
 {#-
-  export_output(file_name, order_by): a post-hook that writes the model to <output_dir>/<file_name>
-  (CSV, Parquet or JSON by extension) in a fixed row order, so reruns give byte-identical files.
-  order_by none means the model's rows are already stored in key order (insertion order is preserved).
+  export_output(file_name, order_by): a post-hook that writes the model's output file (CSV, Parquet or
+  JSON by extension) in a fixed row order, so reruns give byte-identical files.  order_by none means the
+  model's rows are already stored in key order (insertion order is preserved).
 
-  The file is written under a temporary name and renamed into place (atomic on one file system), so a
-  reader or an interrupted build never sees a half-written output: it sees the previous file or the new
-  one.  output_dir() creates the folder and returns its absolute path (webdedup/dbt_plugin.py).
+  Files are written to this run's hidden staging folder, <output_dir>/.staging-<invocation_id>; the
+  on-run-end hook publish_outputs moves them into <output_dir> (one rename each, manifest.json last)
+  only when the whole run succeeded, and discards them otherwise.  A failed or killed build therefore
+  leaves the previous run's complete set of outputs untouched.
 -#}
 {% macro export_output(file_name, order_by) %}
     {{- return(adapter.dispatch("export_output", "web_text_dedup")(file_name, order_by)) -}}
@@ -21,12 +22,45 @@
     {%- if extension not in options -%}
         {{ exceptions.raise_compiler_error("export_output: unsupported output file type '" ~ file_name ~ "'") }}
     {%- endif -%}
-    {%- set directory = output_dir() -%}
-    {%- set final_path = directory ~ "/" ~ file_name -%}
-    {%- set temporary_path = directory ~ "/." ~ file_name ~ "." ~ invocation_id ~ ".tmp" -%}
     copy (select * from {{ this }}{% if order_by %} order by {{ order_by }}{% endif %})
-    to {{ sql_string(temporary_path) }} ({{ options[extension] }});
-    select webdedup_publish({{ sql_string(temporary_path) }}, {{ sql_string(final_path) }})
+    to {{ sql_string(staging_dir() ~ "/" ~ file_name) }} ({{ options[extension] }})
+{% endmacro %}
+
+
+{#- This run's staging folder for output files (absolute), created if missing. -#}
+{% macro staging_dir() %}
+    {%- set path = var("output_dir", "output") ~ "/.staging-" ~ invocation_id -%}
+    {%- if not execute -%}{{ return(path) }}{%- endif -%}
+    {{ return(run_query("select webdedup_prepare_dir(" ~ sql_string(path) ~ ")").columns[0].values()[0]) }}
+{% endmacro %}
+
+
+{#-
+  publish_outputs(results): on-run-end hook.  After a `dbt build` or `dbt run` in which nothing failed,
+  moves this run's staged output files into <output_dir> (manifest.json last) and removes staging
+  folders; otherwise discards this run's staging folder and leaves the published outputs as they were.
+-#}
+{% macro publish_outputs(results) %}
+    {%- if not execute or flags.WHICH not in ("build", "run") -%}{{ return("select 1") }}{%- endif -%}
+    {%- set staging = var("output_dir", "output") ~ "/.staging-" ~ invocation_id -%}
+    {%- if run_succeeded(results) -%}
+        {%- set message = run_query("select webdedup_publish_outputs(" ~ sql_string(staging) ~ ", "
+            ~ sql_string(var("output_dir", "output")) ~ ")").columns[0].values()[0] -%}
+    {%- else -%}
+        {%- set message = "outputs not published (the run did not succeed); "
+            ~ run_query("select webdedup_discard_dir(" ~ sql_string(staging) ~ ")").columns[0].values()[0] -%}
+    {%- endif -%}
+    {{ log("publish_outputs: " ~ message, info=True) }}
+    {{ return("select 1") }}
+{% endmacro %}
+
+
+{#- True when no node of the run errored, failed or was skipped. -#}
+{% macro run_succeeded(results) %}
+    {%- for result in results -%}
+        {%- if result.status in ("error", "fail", "skipped", "runtime error") -%}{{ return(false) }}{%- endif -%}
+    {%- endfor -%}
+    {{ return(true) }}
 {% endmacro %}
 
 

@@ -20,19 +20,13 @@
     {%- if not execute or flags.WHICH not in ("build", "run") -%}{{ return("select 1") }}{%- endif -%}
     {%- set publish_dir = env_var("DEDUP_PUBLISH_DIR", ".") -%}
     {%- if publish_dir in ("", "none") -%}{{ return("select 1") }}{%- endif -%}
-    {%- set problems = [] -%}
-    {%- for result in results -%}
-        {%- if result.status in ("error", "fail", "skipped", "runtime error") -%}
-            {%- do problems.append(result.node.name) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if problems -%}
-        {{ log("publish: not publishing, " ~ problems | length ~ " node(s) did not succeed", info=True) }}
+    {%- if not run_succeeded(results) -%}
+        {{ log("publish_database: not published (the run did not succeed)", info=True) }}
         {{ return("select 1") }}
     {%- endif -%}
     {%- do run_query("checkpoint") -%}
     {%- set published = run_query("select webdedup_publish_database("
         ~ sql_string(target.path) ~ ", " ~ sql_string(publish_dir) ~ ")").columns[0].values()[0] -%}
-    {{ log("publish: " ~ published, info=True) }}
+    {{ log("publish_database: " ~ published, info=True) }}
     {{ return("select 1") }}
 {% endmacro %}

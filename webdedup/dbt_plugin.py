@@ -4,8 +4,9 @@ Registered in profiles.yml (``plugins: [{module: webdedup.dbt_plugin}]``).  It a
 to every dbt connection:
 
 * ``webdedup_prepare_dir(path)`` creates the folder if needed and returns its absolute path;
-* ``webdedup_publish(tmp_path, final_path)`` atomically renames a finished file into place
-  (``os.replace``), so a reader never sees a half-written output file;
+* ``webdedup_publish_outputs(staging_dir, output_dir)`` moves a successful run's staged output files
+  into place (``os.replace`` each, manifest.json last) and ``webdedup_discard_dir(path)`` drops the
+  staging folder of a run that failed, so the output folder only ever holds complete runs;
 * ``webdedup_publish_database(build_path, publish_dir)`` copies the (checkpointed) build database to
   ``publish_dir`` under a temporary name and renames it into place, so analysts' read-only connections
   never block the build and never see a half-built database.
@@ -13,6 +14,7 @@ to every dbt connection:
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 
@@ -22,11 +24,6 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 def prepare_dir(path: str) -> str:
     os.makedirs(path, exist_ok=True)
     return os.path.abspath(path)
-
-
-def publish(tmp_path: str, final_path: str) -> str:
-    os.replace(tmp_path, final_path)
-    return final_path
 
 
 def publish_database(build_path: str, publish_dir: str) -> str:
@@ -41,12 +38,30 @@ def publish_database(build_path: str, publish_dir: str) -> str:
     return target
 
 
+def publish_outputs(staging_dir: str, output_dir: str) -> str:
+    """Move a successful run's staged files into output_dir (manifest.json last); drop staging folders."""
+    if not os.path.isdir(staging_dir):
+        return "nothing staged"
+    names = sorted(os.listdir(staging_dir), key=lambda name: (name == "manifest.json", name))
+    for name in names:
+        os.replace(os.path.join(staging_dir, name), os.path.join(output_dir, name))
+    for leftover in glob.glob(os.path.join(output_dir, ".staging-*")):
+        shutil.rmtree(leftover, ignore_errors=True)
+    return f"published {len(names)} file(s) to {os.path.abspath(output_dir)}"
+
+
+def discard_dir(path: str) -> str:
+    shutil.rmtree(path, ignore_errors=True)
+    return f"discarded {path}"
+
+
 class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
         functions = (
             ("webdedup_prepare_dir", prepare_dir),
-            ("webdedup_publish", publish),
             ("webdedup_publish_database", publish_database),
+            ("webdedup_publish_outputs", publish_outputs),
+            ("webdedup_discard_dir", discard_dir),
         )
         for name, func in functions:
             try:

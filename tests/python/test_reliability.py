@@ -156,7 +156,9 @@ def test_a_path_with_quotes_cannot_inject_sql(tmp_path):
 
 
 def _digests(folder):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()
+    }
 
 
 def test_killed_build_leaves_previous_outputs_and_next_build_completes(tmp_path):
@@ -214,7 +216,7 @@ def test_killed_build_leaves_previous_outputs_and_next_build_completes(tmp_path)
     _build(tmp_path, corpus, check=True)
     after = _digests(tmp_path / "out")
     assert after["manifest.json"] != before["manifest.json"]
-    assert not [name for name in after if name.startswith(".")]
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]  # staging cleaned
 
 
 def test_hot_bucket_gives_brute_force_clusters_without_quadratic_pairs(tmp_path):
@@ -342,3 +344,20 @@ def test_hot_bucket_of_100k_identical_pages_in_200k(tmp_path):
     assert len({with_hot[d] for d in hot_ids}) == 1  # the hot bucket is one cluster
     assert {d: c for d, c in with_hot.items() if d not in hot_ids} == without_hot
     assert hot_candidates - rest_candidates == len(hot_ids) - 1  # star form: n - 1 rows, not n(n-1)/2
+
+
+def test_a_run_that_fails_after_exporting_leaves_the_previous_outputs(tmp_path):
+    out = tmp_path / "out"
+    run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars={"output_dir": str(out)})
+    before = _digests(out)
+    # threshold 0.99 rejects the fixture's near duplicates: the models and their exports run, then the
+    # fixture's count tests fail, so nothing of this run may be published
+    failed = run_dbt(
+        ["build"],
+        db_path=tmp_path / "db.duckdb",
+        check=False,
+        dbt_vars={"output_dir": str(out), "threshold": 0.99},
+    )
+    _fails_with(failed, "publish_outputs: outputs not published (the run did not succeed)")
+    assert "OK created sql table model main.scored_pairs" in failed.stdout
+    assert _digests(out) == before
