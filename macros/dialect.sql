@@ -78,3 +78,9 @@
 {% macro duckdb__integer_series(n) -%}
     (select range as i from range({{ n }}))
 {%- endmacro %}
+
+
+{#- P(candidate | J) for LSH with `bands` bands of `rows` rows: 1 - (1 - J^rows)^bands. -#}
+{% macro lsh_candidate_probability(jaccard, rows, bands) -%}
+    (1 - power(1 - power({{ jaccard }}, {{ rows }}), {{ bands }}))
+{%- endmacro %}

@@ -47,14 +47,14 @@ areas as (
         sum(
             case
                 when grid.jaccard < settings.threshold
-                    then 1 - power(1 - power(grid.jaccard, splits.rows_per_band), splits.bands)
+                    then {{ lsh_candidate_probability("grid.jaccard", "splits.rows_per_band", "splits.bands") }}
                 else 0
             end
         ) / 1000.0 as false_positive_area,
         sum(
             case
                 when grid.jaccard >= settings.threshold
-                    then power(1 - power(grid.jaccard, splits.rows_per_band), splits.bands)
+                    then 1 - {{ lsh_candidate_probability("grid.jaccard", "splits.rows_per_band", "splits.bands") }}
                 else 0
             end
         ) / 1000.0 as false_negative_area
@@ -71,8 +71,10 @@ expected as (
         splits.bands,
         splits.rows_per_band,
         sum(
-            (1 - power(1 - power(scored_pairs.jaccard, splits.rows_per_band), splits.bands))
-            / nullif(1 - power(1 - power(scored_pairs.jaccard, settings.rows_per_band), settings.bands), 0)
+            ({{ lsh_candidate_probability("scored_pairs.jaccard", "splits.rows_per_band", "splits.bands") }})
+            / nullif(
+                {{ lsh_candidate_probability("scored_pairs.jaccard", "settings.rows_per_band", "settings.bands") }}, 0
+            )
         ) as estimated_candidate_pairs
     from splits
     cross join scored_pairs
@@ -88,7 +90,8 @@ final as (
         areas.rows_per_band,
         {{ budget }} as num_hashes,
         settings.threshold,
-        1 - power(1 - power(settings.threshold, areas.rows_per_band), areas.bands) as p_candidate_at_threshold,
+        {{ lsh_candidate_probability("settings.threshold", "areas.rows_per_band", "areas.bands") }}
+            as p_candidate_at_threshold,
         areas.false_positive_area,
         areas.false_negative_area,
         coalesce(expected.estimated_candidate_pairs, 0) as estimated_candidate_pairs,

@@ -23,7 +23,8 @@ weighted as (
 
     select
         scored_pairs.jaccard,
-        1 - power(1 - power(scored_pairs.jaccard, settings.rows_per_band), settings.bands) as p_candidate
+        {{ lsh_candidate_probability("scored_pairs.jaccard", "settings.rows_per_band", "settings.bands") }}
+            as p_candidate
     from scored_pairs
     cross join settings
     where scored_pairs.is_duplicate
@@ -47,7 +48,7 @@ final as (
         settings.bands,
         settings.rows_per_band,
         settings.threshold,
-        1 - power(1 - power(settings.threshold, settings.rows_per_band), settings.bands)
+        {{ lsh_candidate_probability("settings.threshold", "settings.rows_per_band", "settings.bands") }}
             as p_candidate_at_threshold,
         totals.accepted_pairs,
         totals.estimated_pairs_above_threshold,

@@ -41,7 +41,7 @@ curve as (
 
     select
         grid.jaccard,
-        1 - power(1 - power(grid.jaccard, settings.rows_per_band), settings.bands) as p_candidate,
+        {{ lsh_candidate_probability("grid.jaccard", "settings.rows_per_band", "settings.bands") }} as p_candidate,
         abs(grid.jaccard - settings.threshold) < 0.005 as is_threshold,
         grid.jaccard >= settings.threshold - 1e-9 as is_above_threshold,
         coalesce(observed.candidate_pairs, 0) as candidate_pairs,
