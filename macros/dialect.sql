@@ -84,3 +84,13 @@
 {% macro lsh_candidate_probability(jaccard, rows, bands) -%}
     (1 - power(1 - power({{ jaccard }}, {{ rows }}), {{ bands }}))
 {%- endmacro %}
+
+
+{#- The keyword that makes a CTE an optimization fence, where the engine has one (DuckDB: materialized). -#}
+{% macro materialized_cte() %}
+    {{- return(adapter.dispatch("materialized_cte", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro default__materialized_cte() %}{% endmacro %}
+
+{% macro duckdb__materialized_cte() %}materialized{% endmacro %}

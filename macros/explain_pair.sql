@@ -42,7 +42,10 @@
     {%- set scores = run_query(
         "with pairs as (select " ~ l ~ " as low_doc_id, " ~ r ~ " as high_doc_id), "
         ~ "fp as (select * from " ~ ref("int_fingerprints") ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")), "
-        ~ "j as (" ~ exact_jaccard("pairs", "fp") ~ ") "
+        ~ "computed as (select doc_id, webdedup_shingle_set(body, " ~ dedup_settings().shingle_size
+        ~ ") as shingle_set from " ~ ref("stg_documents") ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")), "
+        ~ "sets as (select doc_id, len(shingle_set) as shingle_count, shingle_set from computed), "
+        ~ "j as (" ~ exact_jaccard("pairs", "sets") ~ ") "
         ~ "select j.jaccard, j.shared_shingles, j.union_shingles, "
         ~ signature_overlap("a.signature", "b.signature")
         ~ " from j join fp as a on a.doc_id = j.low_doc_id join fp as b on b.doc_id = j.high_doc_id") -%}

@@ -86,3 +86,9 @@
     {%- endif -%}
     {{ return(number) }}
 {% endmacro %}
+
+
+{#- Whether the opt-in missed-pair audit (models/diagnostics/audit) is on: var audit true / 1 / yes. -#}
+{% macro audit_enabled() %}
+    {{- return(var("audit", false) | string | lower in ("true", "1", "yes")) -}}
+{% endmacro %}

@@ -1,14 +1,29 @@
 {#-
-  Conservation and consistency of clusters, on every run: each cluster is named after its smallest
-  member, its size is its member count, it has exactly one representative and every member points at
-  it, and both ends of every accepted duplicate edge are in the same cluster.  Returns offending rows.
+  Conservation and consistency of clusters, on every run: each cluster is named after its first crawled
+  member (earliest crawled_at, then smallest doc_id), its size is its member count, it has exactly one
+  representative and every member points at it, and both ends of every accepted duplicate edge are in
+  the same cluster.  Returns offending rows.
 -#}
 
 with
 
 clusters as (select * from {{ ref("clusters") }}),
 
+documents as (select * from {{ ref("stg_documents") }}),
+
 duplicate_pairs as (select * from {{ ref("duplicate_pairs") }}),
+
+members as (
+
+    select
+        clusters.*,
+        first_value(clusters.doc_id) over (
+            partition by clusters.cluster_id order by documents.crawled_at, clusters.doc_id
+        ) as first_doc_id
+    from clusters
+    inner join documents on clusters.doc_id = documents.doc_id
+
+),
 
 per_cluster as (
 
@@ -17,12 +32,12 @@ per_cluster as (
         count(*) as members,
         min(cluster_size) as min_size,
         max(cluster_size) as max_size,
-        min(doc_id) as smallest_doc_id,
+        min(first_doc_id) as first_doc_id,
         count(*) filter (where is_representative) as representatives,
         count(distinct representative_doc_id) as representative_ids,
         max(case when is_representative then doc_id end) as representative_doc_id,
         min(representative_doc_id) as pointed_representative
-    from clusters
+    from members
     group by cluster_id
 
 ),
@@ -34,7 +49,7 @@ bad_clusters as (
         'cluster is inconsistent' as problem
     from per_cluster
     where
-        cluster_id <> 'cluster-' || smallest_doc_id
+        cluster_id <> 'cluster-' || first_doc_id
         or min_size <> members
         or max_size <> members
         or representatives <> 1

@@ -10,6 +10,11 @@ to every dbt connection:
 * ``webdedup_publish_database(build_path, publish_dir)`` copies the (checkpointed) build database to
   ``publish_dir`` under a temporary name and renames it into place, so analysts' read-only connections
   never block the build and never see a half-built database.
+
+And one function for ad-hoc questions (``dbt run-operation explain_pair``):
+
+* ``webdedup_shingle_set(body, shingle_size)``: the document's shingle set (sorted distinct 64-bit
+  shingle hashes, exactly as int_shingle_sets stores them; webdedup.fingerprint.shingle_set_batch).
 """
 
 from __future__ import annotations
@@ -50,6 +55,16 @@ def publish_outputs(staging_dir: str, output_dir: str) -> str:
     return f"published {len(names)} file(s) to {os.path.abspath(output_dir)}"
 
 
+def shingle_set(body: str | None, shingle_size: int) -> list[int]:
+    import pyarrow as pa
+
+    from webdedup.fingerprint import FingerprintParams, shingle_set_batch
+
+    batch = pa.record_batch({"doc_id": ["-"], "body": pa.array([body], pa.string())})
+    params = FingerprintParams(shingle_size=int(shingle_size))
+    return shingle_set_batch(batch, params).column("shingle_set")[0].as_py()
+
+
 def discard_dir(path: str) -> str:
     shutil.rmtree(path, ignore_errors=True)
     return f"discarded {path}"
@@ -71,3 +86,9 @@ class Plugin(BasePlugin):
             except Exception as exc:  # already registered on this connection
                 if "already exists" not in str(exc):
                     raise
+        try:
+            signature = (["VARCHAR", "BIGINT"], "BIGINT[]")
+            conn.create_function("webdedup_shingle_set", shingle_set, *signature, null_handling="special")
+        except Exception as exc:
+            if "already exists" not in str(exc):
+                raise

@@ -27,7 +27,8 @@ Exactness
 Shingle hashes
     Each distinct token gets a 64-bit blake2b hash; a shingle's hash is a polynomial combination of its
     token hashes modulo 2**64 followed by the murmur3 64-bit finalizer (a bijection), with the shingle's
-    token count mixed in.  A shingle set is stored as the sorted distinct shingle hashes (signed int64).
+    token count mixed in.  A shingle set is stored as the distinct shingle hashes in unsigned order (as
+    signed int64).
     Two different shingles collide with probability about 2**-64, so the exact Jaccard of hash sets equals
     the Jaccard of string sets on any realistic corpus (tests compare both on random and real text).
 
@@ -72,13 +73,22 @@ _MINHASH_CHUNK = 32_768
 FINGERPRINT_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("normalized_text", pa.string(), nullable=False),
         pa.field("token_count", pa.int32(), nullable=False),
         pa.field("shingle_count", pa.int32(), nullable=False),
-        pa.field("shingle_set", pa.list_(pa.int64()), nullable=False),
         pa.field("shingle_set_key", pa.int64(), nullable=False),
         pa.field("signature", pa.list_(pa.int64()), nullable=False),
         pa.field("band_keys", pa.list_(pa.int64()), nullable=False),
+    ]
+)
+
+# The shingle sets themselves (sorted distinct shingle hashes) are large (8 bytes per shingle, about 5 KB
+# per web page) and only exact scoring needs them, so they are computed by a second pass over just the
+# documents that take part in a candidate pair (models/intermediate/int_shingle_sets.py).
+SHINGLE_SET_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("shingle_count", pa.int32(), nullable=False),
+        pa.field("shingle_set", pa.list_(pa.int64()), nullable=False),
     ]
 )
 
@@ -348,18 +358,15 @@ def _list_array(values: np.ndarray, counts: np.ndarray, value_type: pa.DataType)
 def fingerprint_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.RecordBatch:
     """Fingerprint a batch with columns doc_id and body; returns a batch of FINGERPRINT_SCHEMA."""
     doc_ids = batch.column("doc_id").cast(pa.string())
-    normalized = normalize_batch(batch.column("body"))
-    shingled = shingle_batch(normalized, params.shingle_size)
+    shingled = shingle_batch(normalize_batch(batch.column("body")), params.shingle_size)
     signature = minhash(shingled, params)
     keys = band_keys(signature, params.rows_per_band)
     n_docs = len(doc_ids)
     return pa.RecordBatch.from_arrays(
         [
             doc_ids,
-            normalized.cast(pa.string()),
             pa.array(shingled.token_counts, type=pa.int32()),
             pa.array(shingled.shingle_counts, type=pa.int32()),
-            _list_array(shingled.hashes.view(np.int64), shingled.shingle_counts, pa.int64()),
             pa.array(set_keys(shingled), type=pa.int64()),
             _list_array(signature.view(np.int64).ravel(), np.full(n_docs, params.num_hashes), pa.int64()),
             _list_array(keys.ravel(), np.full(n_docs, params.bands), pa.int64()),
@@ -368,8 +375,25 @@ def fingerprint_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.Re
     )
 
 
+def shingle_set_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.RecordBatch:
+    """The shingle sets of a batch with columns doc_id and body; returns a batch of SHINGLE_SET_SCHEMA.
+
+    The same normalization and shingle hashes as ``fingerprint_batch`` (``shingle_batch``), so the sets
+    are exactly those the signatures were computed from.
+    """
+    shingled = shingle_batch(normalize_batch(batch.column("body")), params.shingle_size)
+    return pa.RecordBatch.from_arrays(
+        [
+            batch.column("doc_id").cast(pa.string()),
+            pa.array(shingled.shingle_counts, type=pa.int32()),
+            _list_array(shingled.hashes.view(np.int64), shingled.shingle_counts, pa.int64()),
+        ],
+        schema=SHINGLE_SET_SCHEMA,
+    )
+
+
 # --------------------------------------------------------------------------------------------------
-# Streaming driver used by the dbt model
+# Streaming driver used by the dbt models
 
 
 @dataclass(frozen=True)
@@ -393,8 +417,8 @@ def settings_from_row(row: dict) -> RunSettings:
     )
 
 
-def _log(message: str) -> None:
-    print(f"[fingerprints] {message}", flush=True)
+def _log(label: str, message: str) -> None:
+    print(f"[{label}] {message}", flush=True)
 
 
 def _worker_pool(workers: int):
@@ -414,8 +438,10 @@ def _worker_pool(workers: int):
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
 
-def iter_fingerprints(batches, settings: RunSettings):
-    """Fingerprint an iterable of record batches (doc_id, body), in input order.
+def iter_batches(batches, settings: RunSettings, function=None, label: str = "fingerprints", carry=()):
+    """Apply ``function(batch, settings.params)`` (default ``fingerprint_batch``) to an iterable of record
+    batches (doc_id, body, ...), yielding the results in input order, each with the input columns named
+    in ``carry`` appended unchanged.
 
     With ``settings.workers > 1`` batches go to that many worker processes; at most ``2 * workers``
     batches are in flight, so memory is bounded by the batch size, not by the corpus.  Progress
@@ -424,34 +450,57 @@ def iter_fingerprints(batches, settings: RunSettings):
     import time
     from collections import deque
 
+    function = function or fingerprint_batch
     started = time.monotonic()
     done = 0
     next_report = settings.progress_every
 
-    def report(batch: pa.RecordBatch) -> pa.RecordBatch:
+    def finish(result: pa.RecordBatch, source: pa.RecordBatch) -> pa.RecordBatch:
         nonlocal done, next_report
-        done += batch.num_rows
+        for name in carry:
+            result = result.append_column(source.schema.field(name), source.column(name))
+        done += result.num_rows
         if done >= next_report:
             elapsed = time.monotonic() - started
-            _log(f"{done:,} documents, {done / max(elapsed, 1e-9):,.0f} docs/s")
+            _log(label, f"{done:,} documents, {done / max(elapsed, 1e-9):,.0f} docs/s")
             next_report += settings.progress_every
-        return batch
+        return result
 
-    if settings.workers <= 1:
-        for batch in batches:
-            yield report(fingerprint_batch(batch, settings.params))
+    batches = iter(batches)
+    head = list(itertools.islice(batches, 2))
+    if len(head) < 2 or settings.workers <= 1:
+        # a single batch (small inputs, the fixture) is not worth starting worker processes for
+        for batch in itertools.chain(head, batches):
+            yield finish(function(batch, settings.params), batch)
     else:
         with _worker_pool(settings.workers) as pool:
             pending: deque = deque()
-            for batch in batches:
-                pending.append(pool.submit(fingerprint_batch, batch, settings.params))
+            for batch in itertools.chain(head, batches):
+                work = batch.select(["doc_id", "body"])
+                pending.append((pool.submit(function, work, settings.params), batch))
                 while len(pending) >= 2 * settings.workers:
-                    yield report(pending.popleft().result())
+                    future, source = pending.popleft()
+                    yield finish(future.result(), source)
             while pending:
-                yield report(pending.popleft().result())
+                future, source = pending.popleft()
+                yield finish(future.result(), source)
     elapsed = time.monotonic() - started
-    _log(f"done: {done:,} documents in {elapsed:.1f} s ({done / max(elapsed, 1e-9):,.0f} docs/s)")
+    _log(label, f"done: {done:,} documents in {elapsed:.1f} s ({done / max(elapsed, 1e-9):,.0f} docs/s)")
+
+
+def _stream(reader: pa.RecordBatchReader, settings: RunSettings, function, schema: pa.Schema, label: str):
+    carry = [name for name in reader.schema.names if name not in ("doc_id", "body")]
+    for name in carry:
+        schema = schema.append(reader.schema.field(name))
+    return pa.RecordBatchReader.from_batches(schema, iter_batches(reader, settings, function, label, carry))
 
 
 def stream_fingerprints(reader: pa.RecordBatchReader, settings: RunSettings) -> pa.RecordBatchReader:
-    return pa.RecordBatchReader.from_batches(FINGERPRINT_SCHEMA, iter_fingerprints(reader, settings))
+    """Fingerprints (FINGERPRINT_SCHEMA) of a stream of (doc_id, body, ...) batches, as a stream; input
+    columns other than doc_id and body (for example body_hash) are carried along unchanged."""
+    return _stream(reader, settings, fingerprint_batch, FINGERPRINT_SCHEMA, "fingerprints")
+
+
+def stream_shingle_sets(reader: pa.RecordBatchReader, settings: RunSettings) -> pa.RecordBatchReader:
+    """Shingle sets (SHINGLE_SET_SCHEMA) of a stream of (doc_id, body, ...) batches, as a stream."""
+    return _stream(reader, settings, shingle_set_batch, SHINGLE_SET_SCHEMA, "shingle sets")

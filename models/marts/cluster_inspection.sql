@@ -22,6 +22,18 @@ fingerprints as (
 
 ),
 
+groups as (
+
+    select * from {{ ref("int_shingle_set_groups") }}
+
+),
+
+shingle_sets as (
+
+    select * from {{ ref("int_shingle_sets") }}
+
+),
+
 clusters as (
 
     select * from {{ ref("clusters") }}
@@ -42,16 +54,23 @@ settings as (
 
 members as (
 
-    select * from clusters
-    where cluster_size > 1
+    -- with their shingle-set group anchors: exact scoring works on anchors (int_shingle_sets)
+    select
+        clusters.*,
+        member_group.group_anchor_doc_id as anchor_doc_id,
+        representative_group.group_anchor_doc_id as representative_anchor_doc_id
+    from clusters
+    inner join groups as member_group on clusters.doc_id = member_group.doc_id
+    inner join groups as representative_group on clusters.representative_doc_id = representative_group.doc_id
+    where clusters.cluster_size > 1
 
 ),
 
 representative_pairs as (
 
-    select
-        least(doc_id, representative_doc_id) as low_doc_id,
-        greatest(doc_id, representative_doc_id) as high_doc_id
+    select distinct
+        least(anchor_doc_id, representative_anchor_doc_id) as low_doc_id,
+        greatest(anchor_doc_id, representative_anchor_doc_id) as high_doc_id
     from members
     where not is_representative
 
@@ -59,7 +78,7 @@ representative_pairs as (
 
 representative_jaccard as (
 
-    {{ exact_jaccard("representative_pairs", "fingerprints") }}
+    {{ exact_jaccard("representative_pairs", "shingle_sets") }}
 
 ),
 
@@ -118,7 +137,9 @@ cluster_edges as (
         clusters.cluster_id,
         count(*) as cluster_edges,
         min(duplicate_pairs.jaccard) as cluster_min_edge_jaccard,
-        avg(duplicate_pairs.jaccard) as cluster_mean_edge_jaccard
+        -- a fixed summation order: the same mean to the last bit on every build
+        avg(duplicate_pairs.jaccard order by duplicate_pairs.left_doc_id, duplicate_pairs.right_doc_id)
+            as cluster_mean_edge_jaccard
     from duplicate_pairs
     inner join clusters on duplicate_pairs.left_doc_id = clusters.doc_id
     group by clusters.cluster_id
@@ -147,8 +168,9 @@ member_rows as (
     inner join fingerprints on members.doc_id = fingerprints.doc_id
     left join representative_jaccard
         on
-            least(members.doc_id, members.representative_doc_id) = representative_jaccard.low_doc_id
-            and greatest(members.doc_id, members.representative_doc_id) = representative_jaccard.high_doc_id
+            least(members.anchor_doc_id, members.representative_anchor_doc_id) = representative_jaccard.low_doc_id
+            and greatest(members.anchor_doc_id, members.representative_anchor_doc_id)
+            = representative_jaccard.high_doc_id
     left join edge_stats on members.doc_id = edge_stats.doc_id
     left join hops on members.doc_id = hops.node_id
 

@@ -1,7 +1,10 @@
 {#-
   Duplicate clusters: the connected components of the accepted duplicate edges, over every document
   (singletons included), and the representative of each cluster: the most recently crawled document,
-  then the one with more tokens, then the smallest doc_id.
+  then the one with more tokens, then the smallest doc_id.  The cluster is named after its first crawled
+  member (then the smallest doc_id), so its id stays the same when later crawls add members: it changes
+  only when clusters merge (the merged cluster keeps the older name) or a member older than all others
+  arrives.
 -#}
 
 with
@@ -49,13 +52,17 @@ components as (
 ranked as (
 
     select
-        'cluster-' || components.component_id as cluster_id,
+        components.component_id,
         components.node_id as doc_id,
         count(*) over (partition by components.component_id) as cluster_size,
         row_number() over (
             partition by components.component_id
             order by documents.crawled_at desc nulls last, fingerprints.token_count desc, documents.doc_id asc
-        ) as representative_rank
+        ) as representative_rank,
+        row_number() over (
+            partition by components.component_id
+            order by documents.crawled_at asc, documents.doc_id asc
+        ) as first_crawled_rank
     from components
     inner join documents on components.node_id = documents.doc_id
     inner join fingerprints on components.node_id = fingerprints.doc_id
@@ -65,13 +72,14 @@ ranked as (
 final as (
 
     select
-        cluster_id,
+        'cluster-' || max(case when first_crawled_rank = 1 then doc_id end)
+            over (partition by component_id) as cluster_id,
         doc_id,
         cluster_size,
         representative_rank,
         representative_rank = 1 as is_representative,
         max(case when representative_rank = 1 then doc_id end)
-            over (partition by cluster_id) as representative_doc_id
+            over (partition by component_id) as representative_doc_id
     from ranked
 
 )

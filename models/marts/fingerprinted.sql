@@ -7,6 +7,19 @@ fingerprints as (
 
     select * from {{ ref("int_fingerprints") }}
 
+),
+
+final as (
+
+    select
+        doc_id,
+        token_count,
+        shingle_count,
+        shingle_set_key,
+        signature,
+        band_keys
+    from fingerprints
+
 )
 
-select * from fingerprints
+select * from final

@@ -20,6 +20,12 @@ fingerprints as (
 
 ),
 
+shingle_sets as (
+
+    select * from {{ ref("int_shingle_sets") }}
+
+),
+
 settings as (
 
     select * from {{ ref("int_run_settings") }}
@@ -37,7 +43,7 @@ anchor_pairs as (
 
 anchor_jaccard as (
 
-    {{ exact_jaccard("anchor_pairs", "fingerprints") }}
+    {{ exact_jaccard("anchor_pairs", "shingle_sets") }}
 
 ),
 

@@ -48,10 +48,11 @@ def test_streaming_driver_keeps_order_and_rows():
 
 def test_empty_documents_follow_the_spec():
     out = fp.fingerprint_batch(_batch(["", "   ", "?!", "two words"]), fp.FingerprintParams()).to_pylist()
-    for row in out[:3]:
+    sets = fp.shingle_set_batch(_batch(["", "   ", "?!", "two words"]), fp.FingerprintParams()).to_pylist()
+    for row, shingles in zip(out[:3], sets[:3], strict=True):
         assert row["token_count"] == 0
         assert row["shingle_count"] == 0
-        assert row["shingle_set"] == []
+        assert shingles["shingle_set"] == []
         assert row["signature"] == [0] * 64  # the spec's minhash_signature of an empty set
     assert out[3]["shingle_count"] == 1  # fewer tokens than the shingle size: one whole-document shingle
     assert all(v >= 0 for v in out[3]["signature"])
@@ -70,8 +71,33 @@ def test_seed_changes_signature_but_not_shingles():
     body = ["the quick brown fox jumps over the lazy dog again and again"]
     a = fp.fingerprint_batch(_batch(body), fp.FingerprintParams(seed=1)).to_pylist()[0]
     b = fp.fingerprint_batch(_batch(body), fp.FingerprintParams(seed=2)).to_pylist()[0]
-    assert a["shingle_set"] == b["shingle_set"]
+    set_a = fp.shingle_set_batch(_batch(body), fp.FingerprintParams(seed=1)).to_pylist()[0]
+    set_b = fp.shingle_set_batch(_batch(body), fp.FingerprintParams(seed=2)).to_pylist()[0]
+    assert set_a == set_b
     assert a["signature"] != b["signature"]
+
+
+def test_shingle_sets_are_the_sets_the_fingerprints_were_computed_from():
+    """Same counts; the set's Jaccard equals the spec's string-set Jaccard; the stream keeps order."""
+    rng = random.Random(6)
+    bodies = [_doc(rng, rng.randint(0, 40)) for _ in range(30)] + ["", "Ünïcödé Ωμέγα text here ok"]
+    params = fp.FingerprintParams()
+    prints = fp.fingerprint_batch(_batch(bodies), params).to_pylist()
+    reader = pa.RecordBatchReader.from_batches(
+        pa.schema([("doc_id", pa.string()), ("body", pa.string())]),
+        [_batch(bodies[i : i + 5], start=i) for i in range(0, len(bodies), 5)],
+    )
+    sets = fp.stream_shingle_sets(reader, fp.RunSettings(params=params, workers=1)).read_all().to_pylist()
+    assert [row["doc_id"] for row in sets] == [row["doc_id"] for row in prints]
+    for printed, shingles, body in zip(prints, sets, bodies, strict=True):
+        assert shingles["shingle_count"] == printed["shingle_count"] == len(shingles["shingle_set"])
+        unsigned = [value % 2**64 for value in shingles["shingle_set"]]
+        assert unsigned == sorted(set(unsigned))  # distinct, in unsigned order, stored as signed BIGINT
+        assert len(shingles["shingle_set"]) == len(ref.token_shingles(ref.normalize_text(body).split()))
+    for i in range(len(bodies) - 1):
+        left, right = (ref.token_shingles(ref.normalize_text(b).split()) for b in bodies[i : i + 2])
+        hashed = ref.jaccard(set(sets[i]["shingle_set"]), set(sets[i + 1]["shingle_set"]))
+        assert hashed == ref.jaccard(left, right)
 
 
 def test_band_keys_match_exactly_when_band_values_match():

@@ -3,7 +3,7 @@
   bucket, counted in document pairs.  Pairs inside a group of identical documents always count as
   found (they share every band); a pair of groups of sizes a and b stands for a x b document pairs.
 -#}
-{{ config(enabled=(var("audit", false) | string | lower in ("true", "1", "yes"))) }}
+{{ config(enabled=audit_enabled()) }}
 
 with
 

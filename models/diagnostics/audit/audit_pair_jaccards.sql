@@ -7,13 +7,14 @@
   shingles; two sets with J >= t must share one of them) and size filtering (t |A| <= |B| <= |A| / t),
   so common shingles never make it quadratic; the survivors are scored exactly by macros/exact_jaccard.
 -#}
-{{ config(enabled=(var("audit", false) | string | lower in ("true", "1", "yes"))) }}
+{{ config(enabled=audit_enabled()) }}
 
 with
 
-fingerprints as (
+shingle_sets as (
 
-    select * from {{ ref("int_fingerprints") }}
+    -- with the audit on, int_shingle_sets holds every group anchor
+    select * from {{ ref("int_shingle_sets") }}
 
 ),
 
@@ -38,12 +39,11 @@ settings as (
 anchor_shingles as (
 
     select
-        fingerprints.doc_id,
-        fingerprints.shingle_count,
-        {{ explode_list("fingerprints.shingle_set", "shingle") }}
-    from fingerprints
-    inner join groups on fingerprints.doc_id = groups.doc_id
-    where groups.is_anchor and fingerprints.shingle_count > 0
+        doc_id,
+        shingle_count,
+        {{ explode_list("shingle_set", "shingle") }}
+    from shingle_sets
+    where shingle_count > 0
 
 ),
 
@@ -100,7 +100,7 @@ prefix_pairs as (
 
 scored as (
 
-    {{ exact_jaccard("prefix_pairs", "fingerprints") }}
+    {{ exact_jaccard("prefix_pairs", "shingle_sets") }}
 
 ),
 

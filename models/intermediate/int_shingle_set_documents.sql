@@ -1,0 +1,61 @@
+{#-
+  The documents whose shingle sets exact scoring needs: the group anchor of every candidate pair (each
+  distinct shingle set once), or, when the missed-pair audit is on (var audit), every group anchor.
+  Signatures and band keys do not need the sets, so int_fingerprints does not store them: a web page's
+  set is about 5 KB of hashes, and most pages are never a candidate.  body_hash lets the incremental
+  int_shingle_sets see which sets are stale.
+-#}
+{{ config(materialized="view") }}
+
+with
+
+documents as (
+
+    select * from {{ ref("stg_documents") }}
+
+),
+
+fingerprints as (
+
+    select * from {{ ref("int_fingerprints") }}
+
+),
+
+groups as (
+
+    select * from {{ ref("int_shingle_set_groups") }}
+
+),
+
+candidates as (
+
+    select * from {{ ref("int_candidate_pairs") }}
+
+),
+
+needed as (
+
+    select left_anchor_doc_id as doc_id from candidates
+    union
+    select right_anchor_doc_id as doc_id from candidates
+    union
+    -- the missed-pair audit scores pairs LSH never proposed: every anchor
+    select doc_id from groups
+    where is_anchor and {{ audit_enabled() }}
+
+),
+
+final as (
+
+    select
+        documents.doc_id,
+        documents.body,
+        fingerprints.body_hash
+    from documents
+    inner join needed on documents.doc_id = needed.doc_id
+    inner join fingerprints on documents.doc_id = fingerprints.doc_id
+
+)
+
+select * from final
+order by doc_id
