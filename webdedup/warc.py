@@ -415,7 +415,8 @@ def iter_file_rows(path: str, filename: str) -> Iterator[dict]:
             yield error_row(filename, 0, 0, "empty file: no WARC record")
             return
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buffer:
-            if buffer[:2] == GZIP_MAGIC[:2]:
+            # gzip by name or content: a damaged first member must not turn the file into plain WARC
+            if path.lower().endswith(".gz") or buffer[:2] == GZIP_MAGIC[:2]:
                 for member in iter_gzip_members(buffer):
                     if member.error:
                         yield error_row(filename, member.offset, member.length, member.error)
