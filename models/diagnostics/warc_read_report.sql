@@ -15,8 +15,8 @@ records as (
 statuses as (
 
     select
-        status,
-        sort_order
+        status_values.status,
+        status_values.sort_order
     from (
         values
         ('extracted', 1),
@@ -26,7 +26,7 @@ statuses as (
         ('skipped_request', 5),
         ('skipped_other_type', 6),
         ('error', 7)
-    ) as s (status, sort_order)
+    ) as status_values (status, sort_order)
 
 ),
 
