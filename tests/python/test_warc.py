@@ -218,6 +218,11 @@ def test_bad_settings_are_named(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(warc.WarcInputError, match=r"is a folder without \.warc or \.warc\.gz files"):
         warc.read_warc_table(str(tmp_path / "empty"))
+    with pytest.raises(warc.WarcInputError, match=f"warc_ranges_path '{tmp_path / 'r.csv'}': no such file"):
+        warc.read_warc_table("", str(tmp_path / "r.csv"))
+    (tmp_path / "r.txt").write_text("x")
+    with pytest.raises(warc.WarcInputError, match=r"is not a \.csv or \.parquet file"):
+        warc.read_warc_table("", str(tmp_path / "r.txt"))
     bad = tmp_path / "ranges.csv"
     bad.write_text("url,warc_filename,warc_record_length\nhttp://x/,a.warc.gz,10\n")
     with pytest.raises(warc.WarcInputError) as info:
