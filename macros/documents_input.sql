@@ -1,15 +1,29 @@
 {#
   documents_input(): where the documents come from.
 
-  Without var documents_path: the checked-in seed `documents`.  With it: a CSV or Parquet file, a glob,
-  or a folder of such files (relative paths resolve from the directory dbt runs in, the project root).
-  Required columns are checked before any work; a missing one stops the build with a message naming it
-  and the input.  Returns {"relation": <from-clause SQL>, "columns": [input column names], "label": ...}.
+  Without var documents_path nor a WARC var: the checked-in seed `documents`.  With documents_path: a CSV
+  or Parquet file, a glob, or a folder of such files (relative paths resolve from the directory dbt runs
+  in, the project root).  With var warc_paths or warc_ranges_path: the extracted rows of the Python model
+  stg_warc_records (base columns + WARC lineage).  Setting documents_path and a WARC var is an error.
+  Required columns are checked before any work, in every file; a missing one stops the build with a
+  message naming it and the file.  Returns {"relation": <from-clause SQL>, "columns": [input column
+  names], "label": ...}.
 #}
 {% macro documents_input() %}
     {%- set seed_relation = ref("documents") -%}
     {%- set path = var("documents_path", "") | string | trim -%}
-    {%- if path in ("", "none", "None") -%}
+    {%- set has_path = path not in ("", "none", "None") -%}
+    {%- if has_path and warc_input_enabled() -%}
+        {{ exceptions.raise_compiler_error(
+            "set either documents_path or warc_paths / warc_ranges_path, not both (documents_path '"
+            ~ path ~ "', " ~ warc_input_label() ~ ")") }}
+    {%- endif -%}
+    {%- if warc_input_enabled() -%}
+        {%- set columns = warc_document_columns() -%}
+        {%- set relation = "(select " ~ (columns | join(", ")) ~ " from " ~ ref("stg_warc_records")
+            ~ " where status = 'extracted')" -%}
+        {{ return({"relation": relation, "columns": columns, "label": warc_input_label()}) }}
+    {%- elif not has_path -%}
         {%- set relation = seed_relation | string -%}
         {%- set label = "seed 'documents'" -%}
     {%- else -%}
@@ -20,11 +34,7 @@
     {%- if execute -%}
         {%- set described = run_query("describe select * from " ~ relation) -%}
         {%- for row in described.rows -%}{%- do columns.append(row[0]) -%}{%- endfor -%}
-        {%- set lowered = columns | map("lower") | list -%}
-        {%- set missing = [] -%}
-        {%- for required in ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
-            {%- if required not in lowered -%}{%- do missing.append(required) -%}{%- endif -%}
-        {%- endfor -%}
+        {%- set missing = missing_document_columns(columns) -%}
         {%- if missing -%}
             {{ exceptions.raise_compiler_error(
                 label ~ " is missing required column(s): " ~ (missing | join(", "))
@@ -32,6 +42,49 @@
         {%- endif -%}
     {%- endif -%}
     {{ return({"relation": relation, "columns": columns, "label": label}) }}
+{% endmacro %}
+
+
+{#- The required input columns absent from `columns` (case-insensitive). -#}
+{% macro missing_document_columns(columns) %}
+    {%- set lowered = columns | map("lower") | list -%}
+    {%- set missing = [] -%}
+    {%- for required in ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
+        {%- if required not in lowered -%}{%- do missing.append(required) -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(missing) }}
+{% endmacro %}
+
+
+{#- True when var warc_paths or warc_ranges_path is set: the documents come from stg_warc_records. -#}
+{% macro warc_input_enabled() %}
+    {{ return(var("warc_paths", "") | string | trim not in ("", "none", "None")
+        or var("warc_ranges_path", "") | string | trim not in ("", "none", "None")) }}
+{% endmacro %}
+
+
+{#- True when the input is the checked-in fixture (the fixture's count tests run only then). -#}
+{% macro is_fixture_input() %}
+    {{ return(var("documents_path", "") in ("", none) and not warc_input_enabled()) }}
+{% endmacro %}
+
+
+{% macro warc_input_label() %}
+    {%- set parts = [] -%}
+    {%- for name in ["warc_paths", "warc_ranges_path"] -%}
+        {%- set value = var(name, "") | string | trim -%}
+        {%- if value not in ("", "none", "None") -%}{%- do parts.append(name ~ " '" ~ value ~ "'") -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(parts | join(" and ")) }}
+{% endmacro %}
+
+
+{#- The columns of an extracted WARC record that stg_documents carries: base columns, then lineage. -#}
+{% macro warc_document_columns() %}
+    {{ return([
+        "doc_id", "source", "domain", "crawled_at", "title", "body",
+        "url", "warc_filename", "warc_record_offset", "warc_record_length", "warc_record_id",
+        "content_digest", "warc_date", "http_status", "content_type", "charset"]) }}
 {% endmacro %}
 
 
@@ -55,23 +108,46 @@
         {%- if execute -%}
             {%- set found = run_query(
                 "select count(*) from glob(" ~ sql_string(parquet_pattern) ~ ")").columns[0].values()[0] -%}
-            {%- if found == 0 -%}
-                {%- set found_csv = run_query(
-                    "select count(*) from glob(" ~ sql_string(csv_pattern) ~ ")").columns[0].values()[0] -%}
-                {%- if found_csv == 0 -%}
-                    {{ exceptions.raise_compiler_error(
-                        "documents_path '" ~ path ~ "' is not a .csv or .parquet file and no CSV or Parquet"
-                        ~ " files were found under it") }}
-                {%- endif -%}
+            {%- set found_csv = run_query(
+                "select count(*) from glob(" ~ sql_string(csv_pattern) ~ ")").columns[0].values()[0] -%}
+            {%- if found == 0 and found_csv == 0 -%}
+                {{ exceptions.raise_compiler_error(
+                    "documents_path '" ~ path ~ "' is not a .csv or .parquet file and no CSV or Parquet"
+                    ~ " files were found under it") }}
+            {%- elif found > 0 and found_csv > 0 -%}
+                {#- never drop one kind silently: the user names the files wanted with a glob -#}
+                {{ exceptions.raise_compiler_error(
+                    "documents_path '" ~ path ~ "' holds both Parquet (" ~ found ~ ") and CSV (" ~ found_csv
+                    ~ ") files: name the ones to read with a glob such as '" ~ parquet_pattern ~ "'") }}
+            {%- elif found == 0 -%}
                 {%- set is_parquet = false -%}
                 {%- set pattern = csv_pattern -%}
             {%- endif -%}
         {%- endif -%}
     {%- endif -%}
     {%- if is_parquet -%}
-        {{ return("read_parquet(" ~ sql_string(pattern) ~ ", union_by_name = true)") }}
+        {%- set reader = "read_parquet({}, union_by_name = true)" -%}
     {%- else -%}
-        {{ return("read_csv(" ~ sql_string(pattern)
-            ~ ", header = true, all_varchar = true, union_by_name = true, strict_mode = true)") }}
+        {%- set reader = "read_csv({}, header = true, all_varchar = true, union_by_name = true, strict_mode = true)" -%}
     {%- endif -%}
+    {%- if execute -%}
+        {#- several files are read as one union: check each file's columns, so that a file without a
+            required column stops the build (named) instead of contributing nulls -#}
+        {%- set files = run_query("select file from glob(" ~ sql_string(pattern) ~ ") order by file") -%}
+        {%- if files.rows | length > 1 -%}
+            {%- for file_row in files.rows -%}
+                {%- set file_columns = [] -%}
+                {%- set described = run_query(
+                    "describe select * from " ~ reader.format(sql_string(file_row[0]))) -%}
+                {%- for row in described.rows -%}{%- do file_columns.append(row[0]) -%}{%- endfor -%}
+                {%- set missing = missing_document_columns(file_columns) -%}
+                {%- if missing -%}
+                    {{ exceptions.raise_compiler_error(
+                        "documents_path '" ~ path ~ "': file '" ~ file_row[0] ~ "' is missing required column(s): "
+                        ~ (missing | join(", ")) ~ " (found: " ~ (file_columns | join(", ")) ~ ")") }}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return(reader.format(sql_string(pattern))) }}
 {% endmacro %}

@@ -35,8 +35,18 @@ def sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
-def input_files(documents_path: str, seed_path: str) -> list[str]:
-    """The files the documents were read from, sorted (a file, a glob or a folder)."""
+def input_files(
+    documents_path: str, seed_path: str, warc_paths: str = "", warc_ranges_path: str = ""
+) -> list[str]:
+    """The files the documents were read from, sorted (a file, a glob or a folder).
+
+    WARC input: the local WARC files and the ranges table (the ranges pin the remote bytes it reads).
+    """
+    if warc_paths or warc_ranges_path:
+        from webdedup.warc import list_warc_files
+
+        found = [path for path, _ in list_warc_files(warc_paths)] if warc_paths else []
+        return sorted(found + ([warc_ranges_path] if warc_ranges_path else []))
     if not documents_path:
         return [seed_path]
     if os.path.isdir(documents_path):
@@ -78,8 +88,14 @@ def build_manifest(
     seed_path: str,
     row_counts: dict[str, int],
     engine: str,
+    warc_paths: str = "",
+    warc_ranges_path: str = "",
 ) -> dict:
-    files = input_files(documents_path, seed_path)
+    files = input_files(documents_path, seed_path, warc_paths, warc_ranges_path)
+    if warc_paths or warc_ranges_path:
+        classification = "warc_paths" if warc_paths else "warc_ranges_path"
+    else:
+        classification = "documents_path" if documents_path else "seed_fixture"
     outputs = []
     for name in OUTPUT_FILES:
         path = os.path.join(output_dir, name)
@@ -94,8 +110,10 @@ def build_manifest(
         "pipeline": "web_text_dedup",
         "generated_at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
         "source": {
-            "classification": "documents_path" if documents_path else "seed_fixture",
+            "classification": classification,
             "documents_path": documents_path or None,
+            "warc_paths": warc_paths or None,
+            "warc_ranges_path": warc_ranges_path or None,
             "input_files": [os.path.basename(p) for p in files],
             "input_sha256": input_digest(files),
             "documents_by_source": [

@@ -17,6 +17,8 @@ settings as (
         cast({{ s.batch_size }} as integer) as batch_size,
         cast({{ s.fingerprint_workers }} as integer) as fingerprint_workers,
         cast({{ sql_string(var("documents_path", "") or "") }} as varchar) as documents_path,
+        cast({{ sql_string(var("warc_paths", "") or "") }} as varchar) as warc_paths,
+        cast({{ sql_string(var("warc_ranges_path", "") or "") }} as varchar) as warc_ranges_path,
         cast({{ sql_string(output_dir()) }} as varchar) as output_dir,
         cast({{ sql_string(staging_dir()) }} as varchar) as staging_dir
 

@@ -26,12 +26,16 @@ def model(dbt, session):
     row_counts = {name: relation.count("*").fetchall()[0][0] for name, relation in exported.items()}
     manifest = build_manifest(
         settings={
-            k: v for k, v in settings.items() if k not in ("output_dir", "staging_dir", "documents_path")
+            k: v
+            for k, v in settings.items()
+            if k not in ("output_dir", "staging_dir", "documents_path", "warc_paths", "warc_ranges_path")
         },
         summary=summary,
         source_counts={str(source): count for source, count in source_rows},
         output_dir=settings["staging_dir"],
         documents_path=settings["documents_path"],
+        warc_paths=settings["warc_paths"],
+        warc_ranges_path=settings["warc_ranges_path"],
         seed_path="seeds/documents.csv",
         row_counts=row_counts,
         engine="duckdb",

@@ -1,0 +1,21 @@
+"""One row per WARC record read from var warc_paths (local files) or var warc_ranges_path (pinned byte
+ranges), with its status, lineage and, for HTML responses, the extracted document.
+
+A thin adapter over webdedup/warc.py (FastWARC + Resiliparse).  Enabled only when a WARC var is set (see
+_staging__models.yml); the vars reach the model through its config.  Rows are streamed in batches.
+"""
+
+from webdedup.warc import read_warc_batches
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    # dbt passes a config value to a Python model only for a dbt.config.get call assigned on its own
+    warc_paths = dbt.config.get("warc_paths")
+    warc_ranges_path = dbt.config.get("warc_ranges_path")
+    warc_base_url = dbt.config.get("warc_base_url")
+    return read_warc_batches(
+        warc_paths=warc_paths or "",
+        warc_ranges_path=warc_ranges_path or "",
+        warc_base_url=warc_base_url or "",
+    )
