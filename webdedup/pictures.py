@@ -105,7 +105,13 @@ def _threshold_line(threshold: float) -> list[str]:
     return [
         f'<line class="threshold" x1="{_num(x)}" y1="{PLOT_TOP}" x2="{_num(x)}" y2="{PLOT_BOTTOM}" '
         f'stroke="{THRESHOLD_COLOUR}" stroke-width="2" stroke-dasharray="6 4"/>',
-        _text(x, PLOT_TOP - 6, f"threshold {threshold:g}", text_anchor="middle", fill=THRESHOLD_COLOUR),
+        _text(
+            x,
+            PLOT_TOP - 6,
+            f"threshold {threshold:g}",
+            text_anchor="end" if threshold > 0.9 else "middle",  # stays inside the picture near J = 1
+            fill=THRESHOLD_COLOUR,
+        ),
     ]
 
 

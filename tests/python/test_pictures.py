@@ -1,6 +1,7 @@
 """The SVG pictures (webdedup/pictures.py): what is drawn follows from the inputs; the fixture run draws its
 own tables, writes them with its outputs and publishes them to the docs assets."""
 
+import math
 import xml.etree.ElementTree as ET
 
 import duckdb
@@ -94,6 +95,14 @@ def test_histogram_of_no_candidates_has_empty_bars_and_says_so():
     assert len(bars) == pictures.HISTOGRAM_BINS
     assert all(float(bar.get("height")) == 0 for bar in bars)
     assert "no candidate pairs" in _texts(root)
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 1, 3, 7, 19.4, 55, 101, 999, 26_336, 1_234_567])
+def test_count_axis_covers_the_highest_bar_with_few_round_ticks(value):
+    axis_max, step = pictures.nice_axis_max(value)
+    assert axis_max >= value and step >= 1
+    assert step / 10 ** math.floor(math.log10(step)) in (1, 2, 5)
+    assert axis_max / step <= 6 and axis_max == round(axis_max / step) * step
 
 
 def test_render_pictures_is_deterministic_and_names_the_files():
