@@ -27,6 +27,21 @@
 {% endmacro %}
 
 
+{#-
+  export_text_files(name_column, text_column): a post-hook that writes each row's text_column to the file
+  named by name_column in this run's staging folder (the SVG pictures of lsh_pictures); they are
+  published with the other output files.
+-#}
+{% macro export_text_files(name_column, text_column) %}
+    {{- return(adapter.dispatch("export_text_files", "web_text_dedup")(name_column, text_column)) -}}
+{% endmacro %}
+
+{% macro duckdb__export_text_files(name_column, text_column) %}
+    select webdedup_write_text({{ sql_string(staging_dir() ~ "/") }} || {{ name_column }}, {{ text_column }})
+    from {{ this }}
+{% endmacro %}
+
+
 {#- This run's staging folder for output files (absolute), created if missing. -#}
 {% macro staging_dir() %}
     {%- set path = var("output_dir", "output") ~ "/.staging-" ~ invocation_id -%}

@@ -1,12 +1,15 @@
 """dbt-duckdb plugin: file-system helpers the SQL layer cannot express (DuckDB has no mkdir or rename).
 
-Registered in profiles.yml (``plugins: [{module: webdedup.dbt_plugin}]``).  It adds two scalar functions
+Registered in profiles.yml (``plugins: [{module: webdedup.dbt_plugin}]``).  It adds scalar functions
 to every dbt connection:
 
 * ``webdedup_prepare_dir(path)`` creates the folder if needed and returns its absolute path;
 * ``webdedup_publish_outputs(staging_dir, output_dir)`` moves a successful run's staged output files
   into place (``os.replace`` each, manifest.json last) and ``webdedup_discard_dir(path)`` drops the
   staging folder of a run that failed, so the output folder only ever holds complete runs;
+* ``webdedup_write_text(path, text)`` writes a text file (the SVG pictures, into the staging folder) and
+  ``webdedup_publish_file(path, target_dir)`` copies a published file to another folder under a
+  temporary name and renames it into place (the pictures, into the docs asset folder);
 * ``webdedup_publish_database(build_path, publish_dir)`` copies the (checkpointed) build database to
   ``publish_dir`` under a temporary name and renames it into place, so analysts' read-only connections
   never block the build and never see a half-built database.
@@ -31,16 +34,28 @@ def prepare_dir(path: str) -> str:
     return os.path.abspath(path)
 
 
-def publish_database(build_path: str, publish_dir: str) -> str:
-    source = os.path.abspath(build_path)
-    target = os.path.join(os.path.abspath(publish_dir), os.path.basename(source))
+def write_text(path: str, text: str) -> str:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    return os.path.abspath(path)
+
+
+def publish_file(path: str, target_dir: str) -> str:
+    """Copy path into target_dir under a temporary name, then rename it into place; returns the target."""
+    source = os.path.abspath(path)
+    target = os.path.join(os.path.abspath(target_dir), os.path.basename(source))
     if target == source:
-        return f"{target} (built in place)"
+        return f"{target} (already in place)"
     os.makedirs(os.path.dirname(target), exist_ok=True)
     temporary = f"{target}.{os.getpid()}.tmp"
     shutil.copyfile(source, temporary)
     os.replace(temporary, target)
     return target
+
+
+def publish_database(build_path: str, publish_dir: str) -> str:
+    published = publish_file(build_path, publish_dir)
+    return published.replace("(already in place)", "(built in place)")
 
 
 def publish_outputs(staging_dir: str, output_dir: str) -> str:
@@ -74,6 +89,8 @@ class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
         functions = (
             ("webdedup_prepare_dir", prepare_dir),
+            ("webdedup_write_text", write_text),
+            ("webdedup_publish_file", publish_file),
             ("webdedup_publish_database", publish_database),
             ("webdedup_publish_outputs", publish_outputs),
             ("webdedup_discard_dir", discard_dir),

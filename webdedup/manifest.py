@@ -15,7 +15,9 @@ import os
 import platform
 from importlib import metadata
 
-OUTPUT_FILES = (
+from webdedup.pictures import PICTURES
+
+TABLE_FILES = (
     "fingerprinted.parquet",
     "candidate_summary.csv",
     "scored_pairs.parquet",
@@ -24,6 +26,8 @@ OUTPUT_FILES = (
     "cluster_inspection.csv",
     "deduped_documents.parquet",
 )
+# The SVG pictures of lsh_pictures are outputs too (hashed, no row count).
+OUTPUT_FILES = (*TABLE_FILES, *(file_name for _, file_name in PICTURES))
 PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy")
 
 
@@ -102,7 +106,7 @@ def build_manifest(
         outputs.append(
             {
                 "file": name,
-                "rows": int(row_counts.get(name, 0)),
+                "rows": int(row_counts[name]) if name in row_counts else None,
                 "sha256": sha256_file(path) if os.path.exists(path) else None,
             }
         )

@@ -1,7 +1,7 @@
 """The run manifest (manifest.json): input and its hash, settings, counts, output hashes, versions.
 
-A thin adapter over webdedup/manifest.py.  It refs every exported mart, so it runs after all of them
-have published their files and can hash them.
+A thin adapter over webdedup/manifest.py.  It refs every exported model (the marts and lsh_pictures),
+so it runs after all of them have staged their files and can hash them.
 """
 
 from webdedup.manifest import build_manifest
@@ -24,6 +24,7 @@ def model(dbt, session):
         "deduped_documents.parquet": dbt.ref("deduped_documents"),
     }
     row_counts = {name: relation.count("*").fetchall()[0][0] for name, relation in exported.items()}
+    dbt.ref("lsh_pictures")  # runs after the pictures are staged, so it can hash them too
     manifest = build_manifest(
         settings={
             k: v
