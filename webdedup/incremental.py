@@ -44,7 +44,7 @@ def with_body_hash(session, documents):
 
 
 def stale_documents(session, documents, existing: str | None, key: str):
-    """The rows of ``documents`` (doc_id, body, body_hash) to (re)process, in doc_id order, with a
+    """The rows of ``documents`` (doc_id, body, body_hash) to (re)process, in input order, with a
     constant column ``settings_key`` = ``key``: all of them on a full build (``existing`` is None), when
     ``existing`` was built with other settings or by an older version of the project (no settings_key
     column); otherwise those whose doc_id is not in ``existing`` or whose body_hash differs."""
@@ -61,4 +61,4 @@ def stale_documents(session, documents, existing: str | None, key: str):
                     select 1 from {existing} as previous
                     where previous.doc_id = current.doc_id and previous.body_hash = current.body_hash
                 )"""
-    return session.sql(selected + " order by doc_id")
+    return session.sql(selected)

@@ -24,18 +24,12 @@ source as (
 
 ),
 
-typed as (
+keys as (
 
+    -- the narrow columns the checks need: the bodies are read once, by final
     select
         cast(doc_id as varchar) as doc_id,
-        cast(source as varchar) as source,
-        cast(domain as varchar) as domain,
         {{ parse_timestamp("crawled_at") }} as crawled_at,
-        cast(title as varchar) as title,
-        cast(body as varchar) as body,
-        {%- for column in extra_columns %}
-        {{ column }},
-        {%- endfor %}
         cast(crawled_at as varchar) as crawled_at_text,
         row_number() over () as input_row
     from source
@@ -45,7 +39,7 @@ typed as (
 duplicate_ids as (
 
     select doc_id
-    from typed
+    from keys
     where doc_id is not null
     group by doc_id
     having count(*) > 1
@@ -65,7 +59,7 @@ problems as (
     select
         'empty doc_id in ' || count(*) || ' row(s), input row(s) '
         || {{ agg_join("cast(input_row as varchar)", "input_row", 20) }} as problem
-    from typed
+    from keys
     where doc_id is null or trim(doc_id) = ''
     having count(*) > 0
 
@@ -74,7 +68,7 @@ problems as (
     select
         'crawled_at is missing or not a date/timestamp in ' || count(*) || ' row(s): '
         || {{ agg_join("doc_id || '=' || coalesce(crawled_at_text, 'null')", "input_row", 20) }} as problem
-    from typed
+    from keys
     where crawled_at is null
     having count(*) > 0
 
@@ -95,20 +89,17 @@ gate as (
 final as (
 
     select
-        typed.doc_id,
-        typed.source,
-        typed.domain,
-        typed.crawled_at,
-        typed.title,
-        typed.body{% for column in extra_columns %},
-        typed.{{ column }}{% endfor %}
-    from typed
+        cast(source.doc_id as varchar) as doc_id,
+        cast(source.source as varchar) as source,
+        cast(source.domain as varchar) as domain,
+        {{ parse_timestamp("source.crawled_at") }} as crawled_at,
+        cast(source.title as varchar) as title,
+        cast(source.body as varchar) as body{% for column in extra_columns %},
+        source.{{ column }}{% endfor %}
+    from source
     cross join gate
     where gate.input_is_valid
 
 )
 
--- stored in doc_id order: the fingerprint model streams it in that order, so int_fingerprints and
--- fingerprinted.parquet come out sorted without another sort of the largest table
 select * from final
-order by doc_id
