@@ -29,7 +29,7 @@ Usage::
 
     python benchmarks/run_benchmark.py --docs N [--hot-bucket K] [--seed 7] [--work bench_work/N]
         [--engines dbt,datasketch,rensa] [--threads 2] [--memory-limit 8GB] [--json results.json]
-        [--skip-build-tests] [--rss auto|time|psutil]
+        [--skip-build-tests] [--rss auto|time|psutil] [--incremental 0.01]
 """
 
 from __future__ import annotations
@@ -240,12 +240,17 @@ def run_dbt(
     memory_limit: str,
     skip_tests: bool,
     rss_method: str,
+    fresh: bool = True,
 ) -> dict:
-    """``dbt build`` (tests excluded with skip_tests) on ``corpus``; database, target, outputs in ``work``."""
+    """``dbt build`` (tests excluded with skip_tests) on ``corpus``; database, target, outputs in ``work``.
+    ``fresh``: start from an empty database and output folder (else an incremental build on top)."""
     database, target, output = work / "bench.duckdb", work / "target", work / "output"
-    for stale in (database, Path(f"{database}.wal"), target / "run_results.json"):
+    work.mkdir(parents=True, exist_ok=True)
+    stale_files = (database, Path(f"{database}.wal"), target / "run_results.json") if fresh else ()
+    for stale in (*stale_files, target / "run_results.json"):
         stale.unlink(missing_ok=True)
-    shutil.rmtree(output, ignore_errors=True)
+    if fresh:
+        shutil.rmtree(output, ignore_errors=True)
     dbt_vars = {"documents_path": str(corpus), "output_dir": str(output), "fingerprint_workers": threads}
     command = [
         dbt_executable(),
@@ -901,8 +906,12 @@ def parse_engines(text: str) -> list[str]:
     return [engine for engine in ENGINES if engine in engines]
 
 
+def _work_dir(args: argparse.Namespace) -> Path:
+    return Path(args.work or ROOT / "bench_work" / str(args.docs)).resolve()
+
+
 def run_benchmark(args: argparse.Namespace) -> dict:
-    work = Path(args.work or ROOT / "bench_work" / str(args.docs)).resolve()
+    work = _work_dir(args)
     work.mkdir(parents=True, exist_ok=True)
     rss_method = resolve_rss_method(args.rss)
     corpus = ensure_corpus(work, args.docs, args.seed, args.hot_bucket, workers=max(1, args.threads))
@@ -955,6 +964,63 @@ def run_benchmark(args: argparse.Namespace) -> dict:
     return report
 
 
+def write_new_batch(corpus: Path, folder: Path, share: float, seed: int) -> int:
+    """A new crawl batch of ``share`` x N documents with new doc_ids: half re-crawls of existing pages
+    (the same body: they join existing clusters), half new pages from another generator seed."""
+    existing = pq.read_table(corpus)
+    count = max(2, round(existing.num_rows * share))
+    recrawled = existing.slice(0, count // 2).select(generate_corpus.SCHEMA.names)
+    fresh = generate_corpus.generate(count - count // 2, seed=seed + 1).select(generate_corpus.SCHEMA.names)
+    parts = []
+    for prefix, part in (("recrawl-", recrawled), ("new-", fresh.cast(recrawled.schema))):
+        ids = pc.binary_join_element_wise(prefix, part.column("doc_id"), "")
+        parts.append(part.set_column(part.schema.get_field_index("doc_id"), "doc_id", ids))
+    batch = pa.concat_tables(parts)
+    pq.write_table(batch, folder / "batch-new.parquet")
+    return batch.num_rows
+
+
+def run_incremental(args: argparse.Namespace, corpus: Path, work: Path, rss_method: str) -> dict:
+    """A full build of a folder holding the corpus, then an incremental build after a new batch of
+    ``args.incremental`` x N documents is added to the folder (same database)."""
+    folder = work / "incremental" / "input"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / "corpus.parquet").symlink_to(corpus)
+    options = {
+        "threads": args.threads,
+        "memory_limit": args.memory_limit,
+        "skip_tests": args.skip_build_tests,
+        "rss_method": rss_method,
+    }
+    print("running dbt on the corpus folder (full build) ...", file=sys.stderr, flush=True)
+    full = run_dbt(folder, work / "incremental", fresh=True, **options)
+    added = write_new_batch(corpus, folder, args.incremental, args.seed)
+    print(
+        f"running dbt after adding {added:,} documents (incremental build) ...", file=sys.stderr, flush=True
+    )
+    incremental = run_dbt(folder, work / "incremental", fresh=False, **options)
+    return {"added_documents": added, "full": full, "incremental": incremental}
+
+
+def format_incremental(result: dict) -> str:
+    full, incremental = result["full"], result["incremental"]
+    lines = [
+        "",
+        f"incremental build (a new batch of {result['added_documents']:,} documents added to the folder)",
+        f"  full build of the folder        {full['wall_seconds']:8.2f} s wall"
+        + ("" if full["returncode"] == 0 else f"  FAILED (exit {full['returncode']})"),
+        f"  incremental build after the add {incremental['wall_seconds']:8.2f} s wall"
+        + ("" if incremental["returncode"] == 0 else f"  FAILED (exit {incremental['returncode']})"),
+        f"  incremental / full              {incremental['wall_seconds'] / full['wall_seconds']:8.1%}",
+    ]
+    stages = incremental.get("stages", [])
+    fingerprints = next((stage for stage in stages if stage["name"] == "int_fingerprints"), None)
+    if fingerprints:
+        lines.append(f"  incremental int_fingerprints    {fingerprints['seconds']:8.2f} s")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, help="number of documents N")
@@ -969,6 +1035,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="dbt var fingerprint_workers, RAYON_NUM_THREADS of the baselines, corpus generator workers",
     )
     parser.add_argument("--memory-limit", default="8GB", help="DEDUP_MEMORY_LIMIT for dbt (DuckDB)")
+    parser.add_argument(
+        "--incremental",
+        type=float,
+        default=0.0,
+        help="also time an incremental build after adding this share of N new documents (e.g. 0.01)",
+    )
     parser.add_argument("--json", help="write all figures to this JSON file")
     parser.add_argument(
         "--skip-build-tests", action="store_true", help="dbt build without data and unit tests"
@@ -997,11 +1069,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--threads must be positive")
     report = run_benchmark(args)
     print(format_report(report))
+    if args.incremental > 0:
+        rss_method = resolve_rss_method(args.rss)
+        report["incremental"] = run_incremental(
+            args, Path(report["corpus"]["path"]), _work_dir(args), rss_method
+        )
+        print(format_incremental(report["incremental"]))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(_jsonable(report), indent=2) + "\n", encoding="utf-8")
         print(f"figures written to {args.json}")
     failed = any(result["returncode"] != 0 for result in report["engines"].values())
+    failed = failed or any(
+        run["returncode"] != 0 for run in report.get("incremental", {}).values() if isinstance(run, dict)
+    )
     agreement = report.get("agreement")
     return 1 if failed or (agreement is not None and not agreement["passed"]) else 0
 
