@@ -203,10 +203,13 @@ def test_killed_build_leaves_previous_outputs_and_next_build_completes(tmp_path)
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
+    started = False
     for line in process.stdout:
-        if "START python table model main.int_fingerprints" in line or time.monotonic() > deadline:
+        started = "START python" in line and "main.int_fingerprints" in line
+        if started or time.monotonic() > deadline:
             time.sleep(1.0)
             break
+    assert started, "the build never reached int_fingerprints"
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     visible = {
