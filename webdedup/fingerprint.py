@@ -421,8 +421,13 @@ def _log(label: str, message: str) -> None:
     print(f"[{label}] {message}", flush=True)
 
 
+_POOLS: dict = {}
+_POOLS_LOCK = threading.Lock()
+
+
 def _worker_pool(workers: int):
-    """A pool of ``workers`` processes that can import this package.
+    """A pool of ``workers`` processes that can import this package, started once per process and shared
+    by every model of a dbt invocation (starting a pool costs about 2 s: it imports numpy and pyarrow).
 
     Processes, not threads: much of a batch is many short numpy/pyarrow calls that hold the GIL, so
     threads gave no speed-up on 2 cores.  ``spawn`` (not fork) keeps the children clear of the parent's
@@ -432,10 +437,15 @@ def _worker_pool(workers: int):
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    paths = [root, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None or getattr(pool, "_broken", False):
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            paths = [root, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+            os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            _POOLS[workers] = pool
+        return pool
 
 
 def iter_batches(batches, settings: RunSettings, function=None, label: str = "fingerprints", carry=()):
@@ -473,8 +483,9 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
         for batch in itertools.chain(head, batches):
             yield finish(function(batch, settings.params), batch)
     else:
-        with _worker_pool(settings.workers) as pool:
-            pending: deque = deque()
+        pool = _worker_pool(settings.workers)
+        pending: deque = deque()
+        try:
             for batch in itertools.chain(head, batches):
                 work = batch.select(["doc_id", "body"])
                 pending.append((pool.submit(function, work, settings.params), batch))
@@ -484,6 +495,9 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
             while pending:
                 future, source = pending.popleft()
                 yield finish(future.result(), source)
+        finally:
+            for future, _ in pending:  # a failed or abandoned stream leaves no work behind
+                future.cancel()
     elapsed = time.monotonic() - started
     _log(label, f"done: {done:,} documents in {elapsed:.1f} s ({done / max(elapsed, 1e-9):,.0f} docs/s)")
 
