@@ -27,17 +27,17 @@ source as (
 typed as (
 
     select
-        cast(doc_id as varchar) as doc_id,
-        cast(source as varchar) as source,
-        cast(domain as varchar) as domain,
+        cast(doc_id as string) as doc_id,
+        cast(source as string) as source,
+        cast(domain as string) as domain,
         {{ parse_timestamp("crawled_at") }} as crawled_at,
-        cast(title as varchar) as title,
-        cast(body as varchar) as body,
+        cast(title as string) as title,
+        cast(body as string) as body,
         {%- for column in extra_columns %}
         {{ column }},
         {%- endfor %}
-        cast(crawled_at as varchar) as crawled_at_text,
-        row_number() over () as input_row
+        cast(crawled_at as string) as crawled_at_text,
+        {{ input_row_number() }} as input_row
     from source
 
 ),
@@ -64,7 +64,7 @@ problems as (
 
     select
         'empty doc_id in ' || count(*) || ' row(s), input row(s) '
-        || {{ agg_join("cast(input_row as varchar)", "input_row", 20) }} as problem
+        || {{ agg_join("cast(input_row as string)", "input_row", 20) }} as problem
     from typed
     where doc_id is null or trim(doc_id) = ''
     having count(*) > 0
