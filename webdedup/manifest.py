@@ -24,7 +24,7 @@ OUTPUT_FILES = (
     "cluster_inspection.csv",
     "deduped_documents.parquet",
 )
-PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy")
+PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy", "dbt-spark", "pyspark")
 
 
 def sha256_file(path: str) -> str:
@@ -108,9 +108,12 @@ def build_manifest(
         "versions": package_versions(),
         "backends": {
             "engine": engine,
-            "fingerprints": "webdedup.fingerprint (numpy + pyarrow, streamed record batches)",
+            "fingerprints": "webdedup.fingerprint (numpy + pyarrow, streamed record batches)"
+            + (" via mapInArrow" if engine == "spark" else ""),
             "candidates": "global band self-join over distinct shingle sets",
             "scoring": "exact shingle-hash Jaccard (equi-join)",
-            "components": "min-label propagation (recursive CTE)",
+            "components": "min-label propagation with pointer jumping (one query per round)"
+            if engine == "spark"
+            else "min-label propagation (recursive CTE)",
         },
     }
