@@ -7,8 +7,9 @@
 
   Spark has no recursive CTE with a keyed working table (4.1 has WITH RECURSIVE, UNION ALL only and
   capped at 100 levels; 4.0 has none), so the graph algorithms keep their state in Parquet tables named
-  after the calling model (<schema>.<model>__cc_*, <schema>.<model>__hops_*), rewritten each round;
-  the final one stays until the next build so the model's query can read it.
+  after the calling model (<schema>.<model>__cc_*, <schema>.<model>__hops*), rewritten each round;
+  the final labels (clusters__cc_labels, cluster_inspection__hops) stay until the next build so the
+  model's query can read them; the other scratch tables are dropped.
 -#}
 
 {#- A SQL string literal for Spark, whose literals take backslash escapes. -#}
@@ -67,6 +68,7 @@
             {%- do state.update({"rounds": round + 1, "changed": changed}) -%}
         {%- endfor -%}
         {%- do run_query("drop table if exists " ~ next_table) -%}
+        {%- do run_query("drop table if exists " ~ edge_table) -%}
         {%- if state.changed > 0 -%}
             {{ exceptions.raise_compiler_error("connected_components: labels still changing after "
                 ~ max_rounds ~ " rounds (raise var components_max_rounds)") }}
@@ -111,6 +113,7 @@
             {%- do state.update({"found": found}) -%}
         {%- endfor -%}
         {%- do run_query("drop table if exists " ~ frontier_table) -%}
+        {%- do run_query("drop table if exists " ~ edge_table) -%}
         {%- if state.found > 0 -%}
             {{ exceptions.raise_compiler_error("hop_distances: still finding nodes after "
                 ~ max_rounds ~ " rounds (raise var components_max_rounds)") }}

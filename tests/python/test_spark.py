@@ -180,15 +180,11 @@ def test_duckdb_and_spark_agree_on_a_generated_corpus(tmp_path):
         stdout=subprocess.DEVNULL,
     )
     duck_out, spark_out = tmp_path / "duckdb-output", tmp_path / "spark-output"
-    # `dbt run`: the models and their exports; the data tests are the fixture tests' business
-    run_dbt(
-        ["run"],
-        db_path=tmp_path / "corpus.duckdb",
-        dbt_vars={"documents_path": str(corpus), "output_dir": str(duck_out)},
-    )
-    run_dbt_spark(
-        ["run"], work=tmp_path, dbt_vars={"documents_path": str(corpus), "output_dir": str(spark_out)}
-    )
+    # seeds, models and their exports; the data tests are the fixture tests' business
+    build = ["build", "--exclude-resource-type", "test", "unit_test"]
+    corpus_vars = {"documents_path": str(corpus)}
+    run_dbt(build, db_path=tmp_path / "corpus.duckdb", dbt_vars={**corpus_vars, "output_dir": str(duck_out)})
+    run_dbt_spark(build, work=tmp_path, dbt_vars={**corpus_vars, "output_dir": str(spark_out)})
     duck, spark = _corpus_rows(duck_out), _corpus_rows(spark_out)
     assert len(duck["signatures"]) == docs
     assert len(duck["duplicate_pairs"]) > docs // 10  # the corpus plants ~30% of documents in groups
