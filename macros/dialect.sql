@@ -12,6 +12,10 @@
     try_cast(cast({{ expression }} as varchar) as timestamp)
 {%- endmacro %}
 
+{% macro spark__parse_timestamp(expression) -%}
+    try_cast(cast({{ expression }} as string) as timestamp_ntz)
+{%- endmacro %}
+
 
 {#- Select-list items that turn one row with a list into one row per element. -#}
 {% macro explode_list(list_expression, value_alias) %}
@@ -20,6 +24,10 @@
 
 {% macro duckdb__explode_list(list_expression, value_alias) -%}
     unnest({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+{% macro spark__explode_list(list_expression, value_alias) -%}
+    explode({{ list_expression }}) as {{ value_alias }}
 {%- endmacro %}
 
 
@@ -32,6 +40,10 @@
 {% macro duckdb__explode_list_with_position(list_expression, position_alias, value_alias) -%}
     unnest(range(len({{ list_expression }}))) as {{ position_alias }},
     unnest({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+{% macro spark__explode_list_with_position(list_expression, position_alias, value_alias) -%}
+    posexplode({{ list_expression }}) as ({{ position_alias }}, {{ value_alias }})
 {%- endmacro %}
 
 
@@ -48,6 +60,16 @@
     )
 {%- endmacro %}
 
+{% macro spark__signature_overlap(left_list, right_list) -%}
+    coalesce(
+        aggregate(
+            zip_with({{ left_list }}, {{ right_list }}, (l, r) -> case when l = r then 1 else 0 end),
+            0, (agreeing, x) -> agreeing + x
+        ) / nullif(size({{ left_list }}), 0),
+        0.0
+    )
+{%- endmacro %}
+
 
 {#- Up to `max_items` values of `expression`, ordered by `order_by`, joined into one string (an aggregate). -#}
 {% macro agg_join(expression, order_by, max_items, separator="', '") %}
@@ -56,6 +78,17 @@
 
 {% macro duckdb__agg_join(expression, order_by, max_items, separator) -%}
     array_to_string(list_slice(list({{ expression }} order by {{ order_by }}), 1, {{ max_items }}), {{ separator }})
+    || case when count(*) > {{ max_items }} then ' ...' else '' end
+{%- endmacro %}
+
+{% macro spark__agg_join(expression, order_by, max_items, separator) -%}
+    array_join(
+        slice(
+            transform(array_sort(collect_list(struct({{ order_by }} as k, {{ expression }} as v))), x -> x.v),
+            1, {{ max_items }}
+        ),
+        {{ separator }}
+    )
     || case when count(*) > {{ max_items }} then ' ...' else '' end
 {%- endmacro %}
 
@@ -69,6 +102,10 @@
     error({{ message_expression }})
 {%- endmacro %}
 
+{% macro spark__raise_error(message_expression) -%}
+    raise_error({{ message_expression }})
+{%- endmacro %}
+
 
 {#- A relation with one column `i` holding the integers 0 .. n - 1. -#}
 {% macro integer_series(n) %}
@@ -77,6 +114,53 @@
 
 {% macro duckdb__integer_series(n) -%}
     (select range as i from range({{ n }}))
+{%- endmacro %}
+
+{% macro spark__integer_series(n) -%}
+    (select id as i from range({{ n }}))
+{%- endmacro %}
+
+
+{#-
+  The 1-based position of each row in the input (a select-list expression), for error messages.  Spark
+  has no unordered row_number(): monotonically_increasing_id() + 1 is unique and follows the input
+  order, and is consecutive within each input split (one split for files up to 128 MB).
+-#}
+{% macro input_row_number() %}
+    {{- return(adapter.dispatch("input_row_number", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro duckdb__input_row_number() -%}
+    row_number() over ()
+{%- endmacro %}
+
+{% macro spark__input_row_number() -%}
+    (monotonically_increasing_id() + 1)
+{%- endmacro %}
+
+
+{#-
+  Select-list items: every column of `alias` except `columns`.  `relation` is the relation behind the
+  alias; engines without `* exclude` list its columns from the catalog.
+-#}
+{% macro star_except(alias, relation, columns) %}
+    {{- return(adapter.dispatch("star_except", "web_text_dedup")(alias, relation, columns)) -}}
+{% endmacro %}
+
+{% macro duckdb__star_except(alias, relation, columns) -%}
+    {{ alias }}.* exclude ({{ columns | join(", ") }})
+{%- endmacro %}
+
+{% macro spark__star_except(alias, relation, columns) -%}
+    {%- if not execute -%}{{ return(alias ~ ".*") }}{%- endif -%}
+    {%- set excluded = columns | map("lower") | list -%}
+    {%- set kept = [] -%}
+    {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- if column.name | lower not in excluded -%}
+            {%- do kept.append(alias ~ "." ~ adapter.quote(column.name)) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ kept | join(",\n        ") }}
 {%- endmacro %}
 
 

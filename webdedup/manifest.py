@@ -28,7 +28,7 @@ TABLE_FILES = (
 )
 # The SVG pictures of lsh_pictures are outputs too (hashed, no row count).
 OUTPUT_FILES = (*TABLE_FILES, *(file_name for _, file_name in PICTURES))
-PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy")
+PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy", "dbt-spark", "pyspark")
 
 
 def sha256_file(path: str) -> str:
@@ -130,9 +130,12 @@ def build_manifest(
         "versions": package_versions(),
         "backends": {
             "engine": engine,
-            "fingerprints": "webdedup.fingerprint (numpy + pyarrow, streamed record batches)",
+            "fingerprints": "webdedup.fingerprint (numpy + pyarrow, streamed record batches)"
+            + (" via mapInArrow" if engine == "spark" else ""),
             "candidates": "global band self-join over distinct shingle sets",
             "scoring": "exact shingle-hash Jaccard (equi-join)",
-            "components": "min-label propagation (recursive CTE)",
+            "components": "min-label propagation with pointer jumping (one query per round)"
+            if engine == "spark"
+            else "min-label propagation (recursive CTE)",
         },
     }

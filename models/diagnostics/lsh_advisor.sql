@@ -26,7 +26,7 @@ splits as (
 
     select
         rows_per_band,
-        {{ budget }} // rows_per_band as bands
+        cast({{ budget }} / rows_per_band as bigint) as bands
     from (select i + 1 as rows_per_band from {{ integer_series(budget) }}) as candidates_rows
     where {{ budget }} % rows_per_band = 0
 

@@ -7,6 +7,7 @@ RecordBatchReader, so memory stays bounded by batch_size, not by the corpus.  In
 fingerprints only new or changed documents (all of them when the settings changed).
 """
 
+from webdedup import spark_models
 from webdedup.fingerprint import settings_from_row, stream_fingerprints
 from webdedup.incremental import settings_key, stale_documents, with_body_hash
 
@@ -20,6 +21,8 @@ def model(dbt, session):
     )
     settings_relation = dbt.ref("int_run_settings")
     documents = dbt.ref("stg_documents")
+    if spark_models.is_spark_session(session):  # Spark: mapInArrow over the same batch function
+        return spark_models.fingerprints(settings_relation, documents, session)
     settings = settings_from_row(settings_relation.fetch_arrow_table().to_pylist()[0])
     existing = str(dbt.this) if dbt.is_incremental else None
     hashed = with_body_hash(session, documents.project("doc_id, body"))

@@ -6,7 +6,7 @@ with
 settings as (
 
     select
-        cast('{{ s.preset }}' as varchar) as preset,
+        cast('{{ s.preset }}' as string) as preset,
         cast({{ s.shingle_size }} as integer) as shingle_size,
         cast({{ s.num_hashes }} as integer) as num_hashes,
         cast({{ s.rows_per_band }} as integer) as rows_per_band,
@@ -16,11 +16,11 @@ settings as (
         cast({{ s.signature_overlap_threshold }} as double) as signature_overlap_threshold,
         cast({{ s.batch_size }} as integer) as batch_size,
         cast({{ s.fingerprint_workers }} as integer) as fingerprint_workers,
-        cast({{ sql_string(var("documents_path", "") or "") }} as varchar) as documents_path,
-        cast({{ sql_string(var("warc_paths", "") or "") }} as varchar) as warc_paths,
-        cast({{ sql_string(var("warc_ranges_path", "") or "") }} as varchar) as warc_ranges_path,
-        cast({{ sql_string(output_dir()) }} as varchar) as output_dir,
-        cast({{ sql_string(staging_dir()) }} as varchar) as staging_dir
+        cast({{ sql_string(var("documents_path", "") or "") }} as string) as documents_path,
+        cast({{ sql_string(var("warc_paths", "") or "") }} as string) as warc_paths,
+        cast({{ sql_string(var("warc_ranges_path", "") or "") }} as string) as warc_ranges_path,
+        cast({{ sql_string(output_dir()) }} as string) as output_dir,
+        cast({{ sql_string(staging_dir()) }} as string) as staging_dir
 
 )
 

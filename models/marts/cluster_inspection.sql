@@ -7,6 +7,10 @@
   representative, so the cluster holds together only through a chain of edges.  Input columns other than
   body (for example WARC lineage) are carried along.
 -#}
+{#- Representatives of multi-member clusters and the accepted edges, as relations (Spark iterates per hop). -#}
+{%- set hop_sources = "(select doc_id as node_id from " ~ ref("clusters")
+    ~ " where is_representative and cluster_size > 1)" -%}
+{%- set hop_edges = "(select left_doc_id as src, right_doc_id as dst from " ~ ref("duplicate_pairs") ~ ")" %}
 
 with
 
@@ -82,26 +86,10 @@ representative_jaccard as (
 
 ),
 
-representatives as (  -- noqa: ST03
-
-    select doc_id as node_id from members
-    where is_representative
-
-),
-
-member_edges as (  -- noqa: ST03
-
-    select
-        left_doc_id as src,
-        right_doc_id as dst
-    from duplicate_pairs
-
-),
-
 hops as (
 
     -- sqlfluff cannot parse DuckDB's USING KEY: this one statement is excluded from linting.
-    {{ hop_distances("representatives", "member_edges") }}  -- noqa: PRS
+    {{ hop_distances(hop_sources, hop_edges) }}  -- noqa: PRS
 
 ),
 
@@ -162,7 +150,7 @@ member_rows as (
         edge_stats.max_edge_jaccard,
         hops.hops as hops_from_representative,
         fingerprints.token_count,
-        documents.* exclude (doc_id, body)  -- noqa: RF02
+        {{ star_except("documents", ref("stg_documents"), ["doc_id", "body"]) }}  -- noqa: RF02
     from members
     inner join documents on members.doc_id = documents.doc_id
     inner join fingerprints on members.doc_id = fingerprints.doc_id

@@ -6,6 +6,9 @@
   only when clusters merge (the merged cluster keeps the older name) or a member older than all others
   arrives.
 -#}
+{#- nodes: every document; edges: the accepted pairs.  Relations, not CTEs: Spark iterates one query per round. -#}
+{%- set component_nodes = "(select doc_id as node_id from " ~ ref("stg_documents") ~ ")" -%}
+{%- set component_edges = "(select left_doc_id as src, right_doc_id as dst from " ~ ref("duplicate_pairs") ~ ")" %}
 
 with
 
@@ -21,31 +24,10 @@ fingerprints as (
 
 ),
 
-duplicate_pairs as (
-
-    select * from {{ ref("duplicate_pairs") }}
-
-),
-
-nodes as (  -- noqa: ST03
-
-    select doc_id as node_id from documents
-
-),
-
-edges as (  -- noqa: ST03
-
-    select
-        left_doc_id as src,
-        right_doc_id as dst
-    from duplicate_pairs
-
-),
-
 components as (
 
     -- sqlfluff cannot parse DuckDB's USING KEY: this one statement is excluded from linting.
-    {{ connected_components("nodes", "edges") }}  -- noqa: PRS
+    {{ connected_components(component_nodes, component_edges) }}  -- noqa: PRS
 
 ),
 

@@ -4,6 +4,7 @@ A thin adapter over webdedup/manifest.py.  It refs every exported model (the mar
 so it runs after all of them have staged their files and can hash them.
 """
 
+from webdedup import spark_models
 from webdedup.manifest import build_manifest
 
 
@@ -11,9 +12,6 @@ def model(dbt, session):
     import pyarrow as pa
 
     dbt.config(materialized="table")
-    settings = dbt.ref("int_run_settings").fetch_arrow_table().to_pylist()[0]
-    summary = dbt.ref("candidate_summary").fetch_arrow_table().to_pylist()[0]
-    source_rows = dbt.ref("stg_documents").aggregate("source, count(*) as documents").fetchall()
     exported = {
         "fingerprinted.parquet": dbt.ref("fingerprinted"),
         "candidate_summary.csv": dbt.ref("candidate_summary"),
@@ -23,6 +21,17 @@ def model(dbt, session):
         "cluster_inspection.csv": dbt.ref("cluster_inspection"),
         "deduped_documents.parquet": dbt.ref("deduped_documents"),
     }
+    if spark_models.is_spark_session(session):  # Spark: the same manifest, fed from DataFrames
+        return spark_models.manifest(
+            session,
+            settings_df=dbt.ref("int_run_settings"),
+            summary_df=dbt.ref("candidate_summary"),
+            documents_df=dbt.ref("stg_documents"),
+            exported=exported,
+        )
+    settings = dbt.ref("int_run_settings").fetch_arrow_table().to_pylist()[0]
+    summary = dbt.ref("candidate_summary").fetch_arrow_table().to_pylist()[0]
+    source_rows = dbt.ref("stg_documents").aggregate("source, count(*) as documents").fetchall()
     row_counts = {name: relation.count("*").fetchall()[0][0] for name, relation in exported.items()}
     dbt.ref("lsh_pictures")  # runs after the pictures are staged, so it can hash them too
     manifest = build_manifest(

@@ -28,10 +28,10 @@ keys as (
 
     -- the narrow columns the checks need: the bodies are read once, by final
     select
-        cast(doc_id as varchar) as doc_id,
+        cast(doc_id as string) as doc_id,
         {{ parse_timestamp("crawled_at") }} as crawled_at,
-        cast(crawled_at as varchar) as crawled_at_text,
-        row_number() over () as input_row
+        cast(crawled_at as string) as crawled_at_text,
+        {{ input_row_number() }} as input_row
     from source
 
 ),
@@ -58,7 +58,7 @@ problems as (
 
     select
         'empty doc_id in ' || count(*) || ' row(s), input row(s) '
-        || {{ agg_join("cast(input_row as varchar)", "input_row", 20) }} as problem
+        || {{ agg_join("cast(input_row as string)", "input_row", 20) }} as problem
     from keys
     where doc_id is null or trim(doc_id) = ''
     having count(*) > 0
@@ -89,12 +89,12 @@ gate as (
 final as (
 
     select
-        cast(source.doc_id as varchar) as doc_id,
-        cast(source.source as varchar) as source,
-        cast(source.domain as varchar) as domain,
+        cast(source.doc_id as string) as doc_id,
+        cast(source.source as string) as source,
+        cast(source.domain as string) as domain,
         {{ parse_timestamp("source.crawled_at") }} as crawled_at,
-        cast(source.title as varchar) as title,
-        cast(source.body as varchar) as body{% for column in extra_columns %},
+        cast(source.title as string) as title,
+        cast(source.body as string) as body{% for column in extra_columns %},
         source.{{ column }}{% endfor %}
     from source
     cross join gate
