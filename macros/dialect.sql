@@ -178,3 +178,30 @@
 {% macro default__materialized_cte() %}{% endmacro %}
 
 {% macro duckdb__materialized_cte() %}materialized{% endmacro %}
+
+
+{#-
+  delete_rows_without_match(relation, reference, key): a post-hook of the incremental models that deletes
+  the rows of `relation` whose key is no longer in `reference` (documents that left the input).  Tables
+  rebuilt in full (Spark) have none: nothing to do.
+-#}
+{% macro delete_rows_without_match(relation, reference, key) %}
+    {{- return(adapter.dispatch("delete_rows_without_match", "web_text_dedup")(relation, reference, key)) -}}
+{% endmacro %}
+
+{% macro default__delete_rows_without_match(relation, reference, key) %}{% endmacro %}
+
+{% macro duckdb__delete_rows_without_match(relation, reference, key) %}
+    delete from {{ relation }} as kept
+    where not exists (select 1 from {{ reference }} as present where present.{{ key }} = kept.{{ key }})
+{% endmacro %}
+
+
+{#- avg(expression) summed in a fixed order where the engine allows it: the same mean to the last bit. -#}
+{% macro ordered_avg(expression, order_by) %}
+    {{- return(adapter.dispatch("ordered_avg", "web_text_dedup")(expression, order_by)) -}}
+{% endmacro %}
+
+{% macro default__ordered_avg(expression, order_by) %}avg({{ expression }}){% endmacro %}
+
+{% macro duckdb__ordered_avg(expression, order_by) %}avg({{ expression }} order by {{ order_by }}){% endmacro %}

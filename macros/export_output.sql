@@ -41,6 +41,15 @@
     from {{ this }}
 {% endmacro %}
 
+{% macro spark__export_text_files(name_column, text_column) %}
+    {#- run_query fetches the result: dbt-spark's session cursor would leave a hook's select unevaluated -#}
+    {%- if execute -%}
+        {%- do run_query("select webdedup_write_text(concat(" ~ sql_string(staging_dir() ~ "/") ~ ", "
+            ~ name_column ~ "), " ~ text_column ~ ") from " ~ this) -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
 
 {#- This run's staging folder for output files (absolute), created if missing. -#}
 {% macro staging_dir() %}

@@ -421,6 +421,13 @@ def _log(label: str, message: str) -> None:
     print(f"[{label}] {message}", flush=True)
 
 
+def carry_columns(result: pa.RecordBatch, source: pa.RecordBatch, names) -> pa.RecordBatch:
+    """``result`` (one row per row of ``source``) with the ``source`` columns ``names`` appended."""
+    for name in names:
+        result = result.append_column(source.schema.field(name), source.column(name))
+    return result
+
+
 _POOLS: dict = {}
 _POOLS_LOCK = threading.Lock()
 
@@ -467,8 +474,7 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
 
     def finish(result: pa.RecordBatch, source: pa.RecordBatch) -> pa.RecordBatch:
         nonlocal done, next_report
-        for name in carry:
-            result = result.append_column(source.schema.field(name), source.column(name))
+        result = carry_columns(result, source, carry)
         done += result.num_rows
         if done >= next_report:
             elapsed = time.monotonic() - started

@@ -19,11 +19,16 @@ from typing import Any
 
 from webdedup.fingerprint import settings_from_row
 
-#: Spark DDL of webdedup.fingerprint.FINGERPRINT_SCHEMA (the int_fingerprints columns).
+#: Spark DDL of the int_fingerprints columns (FINGERPRINT_SCHEMA + body_hash, settings_key).
 FINGERPRINT_DDL = (
-    "doc_id string, normalized_text string, token_count int, shingle_count int, "
-    "shingle_set array<bigint>, shingle_set_key bigint, signature array<bigint>, band_keys array<bigint>"
+    "doc_id string, token_count int, shingle_count int, shingle_set_key bigint, signature array<bigint>, "
+    "band_keys array<bigint>, body_hash bigint, settings_key string"
 )
+#: Spark DDL of the int_shingle_sets columns (SHINGLE_SET_SCHEMA + body_hash, settings_key).
+SHINGLE_SET_DDL = (
+    "doc_id string, shingle_count int, shingle_set array<bigint>, body_hash bigint, settings_key string"
+)
+_CARRIED = ("body_hash", "settings_key")
 
 
 def is_spark_session(session: Any) -> bool:
@@ -48,20 +53,61 @@ def ship_package(spark: Any) -> None:
         spark.sparkContext.addPyFile(archive)
 
 
-def fingerprints(settings_df: Any, documents_df: Any, spark: Any) -> Any:
-    """int_fingerprints on Spark: a DataFrame of FINGERPRINT_DDL, one row per document."""
+def _map_batches(
+    settings_df: Any, documents_df: Any, spark: Any, function_name: str, ddl: str, shingles_only: bool
+):
+    """mapInArrow of a webdedup.fingerprint batch function over (doc_id, body), with the body hash and the
+    settings key carried along as on DuckDB (Spark's xxhash64 of the body; Spark builds are full builds,
+    so the hash only keeps the columns alike)."""
+    from pyspark.sql import functions as F
+
+    from webdedup.incremental import settings_key
+
     settings = settings_from_row(settings_df.first().asDict())
     params = settings.params
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(settings.batch_size))
     ship_package(spark)
+    key = settings_key(params, shingles_only=shingles_only)
 
-    def fingerprint_partition(batches):
-        from webdedup.fingerprint import fingerprint_batch
+    def partition(batches):
+        from webdedup import fingerprint
 
+        function = getattr(fingerprint, function_name)
         for batch in batches:
-            yield fingerprint_batch(batch, params)
+            yield fingerprint.carry_columns(function(batch, params), batch, _CARRIED)
 
-    return documents_df.select("doc_id", "body").mapInArrow(fingerprint_partition, FINGERPRINT_DDL)
+    source = documents_df.select(
+        "doc_id",
+        "body",
+        F.shiftright(F.xxhash64("body"), 1).alias("body_hash"),
+        F.lit(key).alias("settings_key"),
+    )
+    return source.mapInArrow(partition, ddl)
+
+
+def fingerprints(settings_df: Any, documents_df: Any, spark: Any) -> Any:
+    """int_fingerprints on Spark: a DataFrame of FINGERPRINT_DDL, one row per document."""
+    return _map_batches(settings_df, documents_df, spark, "fingerprint_batch", FINGERPRINT_DDL, False)
+
+
+def shingle_sets(settings_df: Any, documents_df: Any, spark: Any) -> Any:
+    """int_shingle_sets on Spark: a DataFrame of SHINGLE_SET_DDL for the documents given."""
+    return _map_batches(settings_df, documents_df, spark, "shingle_set_batch", SHINGLE_SET_DDL, True)
+
+
+def pictures(settings_df: Any, curve_df: Any, scored_df: Any, spark: Any) -> Any:
+    """lsh_pictures on Spark: the same SVG rows, drawn from collected DataFrames."""
+    from webdedup.pictures import render_pictures
+
+    settings = settings_df.first().asDict()
+    rows = render_pictures(
+        curve=[(r["jaccard"], r["p_candidate"]) for r in curve_df.select("jaccard", "p_candidate").collect()],
+        jaccards=[r["jaccard"] for r in scored_df.select("jaccard").collect()],
+        threshold=settings["threshold"],
+        bands=settings["bands"],
+        rows_per_band=settings["rows_per_band"],
+    )
+    return spark.createDataFrame(rows, "picture string, file_name string, svg string")
 
 
 def manifest(

@@ -65,6 +65,7 @@ def register_functions(spark: Any) -> None:
         "webdedup_publish_outputs": dbt_plugin.publish_outputs,
         "webdedup_discard_dir": dbt_plugin.discard_dir,
         "webdedup_finalize_export": finalize_export,
+        "webdedup_write_text": dbt_plugin.write_text,
     }
     for name, func in functions.items():
         spark.udf.register(name, func, StringType())

@@ -6,6 +6,7 @@ successful run the on-run-end hook publish_pictures copies them into assets/, wh
 copies next to the docs, where the overview page shows them.
 """
 
+from webdedup import spark_models
 from webdedup.pictures import render_pictures
 
 
@@ -13,9 +14,14 @@ def model(dbt, session):
     import pyarrow as pa
 
     dbt.config(materialized="table")
-    settings = dbt.ref("int_run_settings").fetch_arrow_table().to_pylist()[0]
-    curve = dbt.ref("lsh_s_curve").project("jaccard, p_candidate").fetchall()
-    jaccards = dbt.ref("scored_pairs").project("jaccard").fetch_arrow_table().column("jaccard").to_pylist()
+    settings_relation = dbt.ref("int_run_settings")
+    curve_relation = dbt.ref("lsh_s_curve")
+    scored_relation = dbt.ref("scored_pairs")
+    if spark_models.is_spark_session(session):  # Spark: the same pictures from collected DataFrames
+        return spark_models.pictures(settings_relation, curve_relation, scored_relation, session)
+    settings = settings_relation.fetch_arrow_table().to_pylist()[0]
+    curve = curve_relation.project("jaccard, p_candidate").fetchall()
+    jaccards = scored_relation.project("jaccard").fetch_arrow_table().column("jaccard").to_pylist()
     pictures = render_pictures(
         curve=curve,
         jaccards=jaccards,

@@ -13,8 +13,8 @@ from webdedup.incremental import settings_key, stale_documents, with_body_hash
 
 
 def model(dbt, session):
+    # materialized: incremental on DuckDB, table on Spark (see _intermediate__models.yml)
     dbt.config(
-        materialized="incremental",
         incremental_strategy="delete+insert",
         unique_key="doc_id",
         on_schema_change="sync_all_columns",

@@ -126,7 +126,7 @@ cluster_edges as (
         count(*) as cluster_edges,
         min(duplicate_pairs.jaccard) as cluster_min_edge_jaccard,
         -- a fixed summation order: the same mean to the last bit on every build
-        avg(duplicate_pairs.jaccard order by duplicate_pairs.left_doc_id, duplicate_pairs.right_doc_id)
+        {{ ordered_avg("duplicate_pairs.jaccard", "duplicate_pairs.left_doc_id, duplicate_pairs.right_doc_id") }}
             as cluster_mean_edge_jaccard
     from duplicate_pairs
     inner join clusters on duplicate_pairs.left_doc_id = clusters.doc_id
