@@ -2,9 +2,10 @@
 #   make run   - create .venv from the pinned requirements (if missing), run the pipeline on the fixture,
 #                write the outputs to output/ and the database to web_text_dedup.duckdb
 #   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
-#                (pytest includes the Spark target on the fixture: tests/python/test_spark.py, needs Java 17)
+#                (pytest includes the Spark target, needs Java 17: tests/python/test_spark.py runs the
+#                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
 #   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): --target spark
-#   make test-spark - the Spark tests, plus DuckDB vs Spark on a generated 10,000-document corpus
+#   make test-spark - only the Spark tests
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -51,7 +52,7 @@ dbt-test: $(VENV)/.installed
 		--vars '{output_dir: $(TEST_DIR)/output}'
 
 pytest: $(VENV)/.installed
-	$(BIN)/python -m pytest
+	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest
 
 docs: $(VENV)/.installed
 	$(DBT) docs generate $(DBT_FLAGS)
