@@ -13,45 +13,61 @@
 {% macro exact_jaccard(pairs, shingle_sets) %}
     with
     jaccard_docs as (
-        select low_doc_id as doc_id from {{ pairs }}
-        union
-        select high_doc_id as doc_id from {{ pairs }}
+        -- dense integer keys: the row-per-shingle stages below carry 8-byte keys, not two doc_id strings
+        select
+            doc_id,
+            row_number() over (order by doc_id) as doc_key
+        from (
+            select low_doc_id as doc_id from {{ pairs }}
+            union
+            select high_doc_id as doc_id from {{ pairs }}
+        ) as pair_documents
+    ),
+    jaccard_pairs as (
+        select
+            p.low_doc_id,
+            p.high_doc_id,
+            low_key.doc_key as low_key,
+            high_key.doc_key as high_key
+        from {{ pairs }} as p
+        inner join jaccard_docs as low_key on p.low_doc_id = low_key.doc_id
+        inner join jaccard_docs as high_key on p.high_doc_id = high_key.doc_id
     ),
     jaccard_shingles as (
         select
-            fp.doc_id,
+            jaccard_docs.doc_key,
             {{ explode_list("fp.shingle_set", "shingle") }}
         from {{ shingle_sets }} as fp
         inner join jaccard_docs on fp.doc_id = jaccard_docs.doc_id
     ),
     jaccard_left_rows as {{ materialized_cte() }} (
         select
-            p.low_doc_id,
-            p.high_doc_id,
+            jp.low_key,
+            jp.high_key,
             l.shingle
-        from {{ pairs }} as p
-        inner join jaccard_shingles as l on p.low_doc_id = l.doc_id
+        from jaccard_pairs as jp
+        inner join jaccard_shingles as l on jp.low_key = l.doc_key
     ),
     jaccard_intersections as (
         select
-            lr.low_doc_id,
-            lr.high_doc_id,
+            lr.low_key,
+            lr.high_key,
             count(*) as shared_shingles
         from jaccard_left_rows as lr
-        inner join jaccard_shingles as r on lr.high_doc_id = r.doc_id and lr.shingle = r.shingle
-        group by lr.low_doc_id, lr.high_doc_id
+        inner join jaccard_shingles as r on lr.high_key = r.doc_key and lr.shingle = r.shingle
+        group by lr.low_key, lr.high_key
     ),
     jaccard_counts as (
         select
-            p.low_doc_id,
-            p.high_doc_id,
+            jp.low_doc_id,
+            jp.high_doc_id,
             coalesce(i.shared_shingles, 0) as shared_shingles,
             l.shingle_count + r.shingle_count - coalesce(i.shared_shingles, 0) as union_shingles
-        from {{ pairs }} as p
-        inner join {{ shingle_sets }} as l on p.low_doc_id = l.doc_id
-        inner join {{ shingle_sets }} as r on p.high_doc_id = r.doc_id
+        from jaccard_pairs as jp
+        inner join {{ shingle_sets }} as l on jp.low_doc_id = l.doc_id
+        inner join {{ shingle_sets }} as r on jp.high_doc_id = r.doc_id
         left join jaccard_intersections as i
-            on p.low_doc_id = i.low_doc_id and p.high_doc_id = i.high_doc_id
+            on jp.low_key = i.low_key and jp.high_key = i.high_key
     )
     select
         low_doc_id,

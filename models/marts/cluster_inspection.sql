@@ -50,6 +50,12 @@ duplicate_pairs as (
 
 ),
 
+scored_pairs as (
+
+    select * from {{ ref("scored_pairs") }}
+
+),
+
 settings as (
 
     select * from {{ ref("int_run_settings") }}
@@ -80,9 +86,54 @@ representative_pairs as (
 
 ),
 
+scored_anchor_pairs as (
+
+    -- most members are a candidate pair with their representative already: reuse that exact score
+    select distinct
+        least(left_anchor_doc_id, right_anchor_doc_id) as low_doc_id,
+        greatest(left_anchor_doc_id, right_anchor_doc_id) as high_doc_id,
+        jaccard
+    from scored_pairs
+
+),
+
+unscored_pairs as (
+
+    select representative_pairs.*
+    from representative_pairs
+    left join scored_anchor_pairs
+        on
+            representative_pairs.low_doc_id = scored_anchor_pairs.low_doc_id
+            and representative_pairs.high_doc_id = scored_anchor_pairs.high_doc_id
+    where scored_anchor_pairs.low_doc_id is null
+
+),
+
+computed_jaccard as (
+
+    {{ exact_jaccard("unscored_pairs", "shingle_sets") }}
+
+),
+
 representative_jaccard as (
 
-    {{ exact_jaccard("representative_pairs", "shingle_sets") }}
+    select
+        scored_anchor_pairs.low_doc_id,
+        scored_anchor_pairs.high_doc_id,
+        scored_anchor_pairs.jaccard
+    from scored_anchor_pairs
+    inner join representative_pairs
+        on
+            scored_anchor_pairs.low_doc_id = representative_pairs.low_doc_id
+            and scored_anchor_pairs.high_doc_id = representative_pairs.high_doc_id
+
+    union all
+
+    select
+        low_doc_id,
+        high_doc_id,
+        jaccard
+    from computed_jaccard
 
 ),
 
