@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import itertools
 
-from webdedup.fingerprint import FingerprintParams
+from webdedup.fingerprint import (
+    FingerprintParams,
+    settings_from_row,
+    stream_fingerprints,
+    stream_shingle_sets,
+)
 
 _VIEWS = itertools.count()
 # DuckDB's 64-bit string hash, halved into a non-negative BIGINT
@@ -62,3 +67,16 @@ def stale_documents(session, documents, existing: str | None, key: str):
                     where previous.doc_id = current.doc_id and previous.body_hash = current.body_hash
                 )"""
     return session.sql(selected)
+
+
+def stream_stale(session, settings_relation, documents, existing: str | None, *, shingles_only: bool):
+    """The DuckDB side of the two incremental Python models: the fingerprints (``shingles_only`` False,
+    ``documents`` with doc_id and body) or the shingle sets (True, ``documents`` with doc_id, body and
+    body_hash) of the documents ``existing`` lacks or holds stale, as a stream of record batches."""
+    settings = settings_from_row(settings_relation.fetch_arrow_table().to_pylist()[0])
+    if not shingles_only:
+        documents = with_body_hash(session, documents.project("doc_id, body"))
+    key = settings_key(settings.params, shingles_only=shingles_only)
+    pending = stale_documents(session, documents, existing, key)
+    stream = stream_shingle_sets if shingles_only else stream_fingerprints
+    return stream(pending.fetch_record_batch(settings.batch_size), settings)

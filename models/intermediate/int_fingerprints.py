@@ -8,23 +8,14 @@ fingerprints only new or changed documents (all of them when the settings change
 """
 
 from webdedup import spark_models
-from webdedup.fingerprint import settings_from_row, stream_fingerprints
-from webdedup.incremental import settings_key, stale_documents, with_body_hash
+from webdedup.incremental import stream_stale
 
 
 def model(dbt, session):
-    # materialized: incremental on DuckDB, table on Spark (see _intermediate__models.yml)
-    dbt.config(
-        incremental_strategy="delete+insert",
-        unique_key="doc_id",
-        on_schema_change="sync_all_columns",
-    )
+    # materialized (incremental on DuckDB, table on Spark), strategy and key: _intermediate__models.yml
     settings_relation = dbt.ref("int_run_settings")
     documents = dbt.ref("stg_documents")
     if spark_models.is_spark_session(session):  # Spark: mapInArrow over the same batch function
         return spark_models.fingerprints(settings_relation, documents, session)
-    settings = settings_from_row(settings_relation.fetch_arrow_table().to_pylist()[0])
     existing = str(dbt.this) if dbt.is_incremental else None
-    hashed = with_body_hash(session, documents.project("doc_id, body"))
-    pending = stale_documents(session, hashed, existing, settings_key(settings.params))
-    return stream_fingerprints(pending.fetch_record_batch(settings.batch_size), settings)
+    return stream_stale(session, settings_relation, documents, existing, shingles_only=False)
