@@ -87,25 +87,23 @@ def discard_dir(path: str) -> str:
 
 class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
-        functions = (
-            ("webdedup_prepare_dir", prepare_dir),
-            ("webdedup_write_text", write_text),
-            ("webdedup_publish_file", publish_file),
-            ("webdedup_publish_database", publish_database),
-            ("webdedup_publish_outputs", publish_outputs),
-            ("webdedup_discard_dir", discard_dir),
-        )
-        for name, func in functions:
+        file_helpers = (prepare_dir, write_text, publish_file, publish_database, publish_outputs, discard_dir)
+        functions = [
+            (
+                f"webdedup_{func.__name__}",
+                func,
+                ["VARCHAR"] * func.__code__.co_argcount,
+                "VARCHAR",
+                {"side_effects": True},
+            )
+            for func in file_helpers
+        ]
+        # a null body is an empty document (no shingles), as in the pipeline
+        options = {"null_handling": "special"}
+        functions.append(("webdedup_shingle_set", shingle_set, ["VARCHAR", "BIGINT"], "BIGINT[]", options))
+        for name, func, parameters, result, options in functions:
             try:
-                conn.create_function(
-                    name, func, ["VARCHAR"] * func.__code__.co_argcount, "VARCHAR", side_effects=True
-                )
+                conn.create_function(name, func, parameters, result, **options)
             except Exception as exc:  # already registered on this connection
                 if "already exists" not in str(exc):
                     raise
-        try:
-            signature = (["VARCHAR", "BIGINT"], "BIGINT[]")
-            conn.create_function("webdedup_shingle_set", shingle_set, *signature, null_handling="special")
-        except Exception as exc:
-            if "already exists" not in str(exc):
-                raise
