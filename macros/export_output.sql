@@ -52,9 +52,11 @@
 
 
 {#- This run's staging folder for output files (absolute), created if missing. -#}
-{% macro staging_dir() %}
+{% macro staging_dir(create=true) %}
     {%- set path = var("output_dir", "output") ~ "/.staging-" ~ invocation_id -%}
     {%- if not execute -%}{{ return(path) }}{%- endif -%}
+    {#- only the exports create it: compiling (sqlfluff, docs generate) must not leave folders behind -#}
+    {%- if not create -%}{{ return(output_dir() ~ "/.staging-" ~ invocation_id) }}{%- endif -%}
     {{ return(run_query("select webdedup_prepare_dir(" ~ sql_string(path) ~ ")").columns[0].values()[0]) }}
 {% endmacro %}
 

@@ -20,7 +20,7 @@ settings as (
         cast({{ sql_string(var("warc_paths", "") or "") }} as string) as warc_paths,
         cast({{ sql_string(var("warc_ranges_path", "") or "") }} as string) as warc_ranges_path,
         cast({{ sql_string(output_dir()) }} as string) as output_dir,
-        cast({{ sql_string(staging_dir()) }} as string) as staging_dir
+        cast({{ sql_string(staging_dir(create=false)) }} as string) as staging_dir
 
 )
 
