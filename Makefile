@@ -19,6 +19,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 $(VENV)/.installed: requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m webdedup.kernels  # compile the numba kernels once (cached in webdedup/__pycache__)
 	touch $@
 
 run: $(VENV)/.installed

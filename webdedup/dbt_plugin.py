@@ -18,6 +18,11 @@ And one function for ad-hoc questions (``dbt run-operation explain_pair``):
 
 * ``webdedup_shingle_set(body, shingle_size)``: the document's shingle set (sorted distinct 64-bit
   shingle hashes, exactly as int_shingle_sets stores them; webdedup.fingerprint.shingle_set_batch).
+
+And the intersection count of exact Jaccard on DuckDB (macros/exact_jaccard.sql):
+
+* ``webdedup_shared_shingles(left_set, right_set)``: how many hashes two sorted shingle sets share, a
+  merge per row in compiled code (webdedup.fingerprint.shared_shingle_counts), vectorized over Arrow.
 """
 
 from __future__ import annotations
@@ -80,6 +85,13 @@ def shingle_set(body: str | None, shingle_size: int) -> list[int]:
     return shingle_set_batch(batch, params).column("shingle_set")[0].as_py()
 
 
+def shared_shingles(left, right):
+    """Vectorized (Arrow) UDF: per row, the size of the intersection of two sorted shingle sets."""
+    from webdedup.fingerprint import shared_shingle_counts
+
+    return shared_shingle_counts(left, right)
+
+
 def discard_dir(path: str) -> str:
     shutil.rmtree(path, ignore_errors=True)
     return f"discarded {path}"
@@ -101,6 +113,15 @@ class Plugin(BasePlugin):
         # a null body is an empty document (no shingles), as in the pipeline
         options = {"null_handling": "special"}
         functions.append(("webdedup_shingle_set", shingle_set, ["VARCHAR", "BIGINT"], "BIGINT[]", options))
+        functions.append(
+            (
+                "webdedup_shared_shingles",
+                shared_shingles,
+                ["BIGINT[]", "BIGINT[]"],
+                "BIGINT",
+                {"type": "arrow", "null_handling": "special"},
+            )
+        )
         for name, func, parameters, result, options in functions:
             try:
                 conn.create_function(name, func, parameters, result, **options)

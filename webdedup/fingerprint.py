@@ -49,8 +49,6 @@ Band keys
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import threading
 from dataclasses import dataclass
 
@@ -58,17 +56,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from webdedup import reference
+from webdedup import kernels, reference
 from webdedup.normalize import map_char, normalize_array
 
 U64 = np.uint64
-_FMIX_C1 = U64(0xFF51AFD7ED558CCD)
-_FMIX_C2 = U64(0xC4CEB9FE1A85EC53)
-_POLY = U64(0x9E3779B97F4A7C15)  # odd multiplier for polynomial combinations
-_LEN_SALT = U64(0xD6E8FEB86659FD93)
-_SET_SALT = U64(0xA0761D6478BD642F)
 _SIGMA = "\u03a3"
-_MINHASH_CHUNK = 32_768
 
 FINGERPRINT_SCHEMA = pa.schema(
     [
@@ -174,11 +166,11 @@ def normalize_batch(bodies: pa.Array) -> pa.Array:
 
 
 def fmix64(h: np.ndarray) -> np.ndarray:
-    """murmur3's 64-bit finalizer: a bijection with full avalanche."""
+    """murmur3's 64-bit finalizer over an array (``kernels.fmix64`` is the same for one value)."""
     h = h ^ (h >> U64(33))
-    h = h * _FMIX_C1
+    h = h * kernels.FMIX_C1
     h = h ^ (h >> U64(33))
-    h = h * _FMIX_C2
+    h = h * kernels.FMIX_C2
     return h ^ (h >> U64(33))
 
 
@@ -202,130 +194,47 @@ def permutations(num_hashes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def token_hashes(tokens: list[str]) -> np.ndarray:
-    return np.fromiter(
-        (
-            int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little")
-            for t in tokens
-        ),
-        dtype=U64,
-        count=len(tokens),
-    )
-
-
-def _length_salt(length: int) -> np.uint64:
-    return U64((length * int(_LEN_SALT)) & 0xFFFFFFFFFFFFFFFF)
-
-
-def _poly_windows(values: np.ndarray, width: int) -> np.ndarray:
-    """sum(values[i + j] * P**(width - 1 - j)) mod 2**64 for every full window start i."""
-    n = len(values) - width + 1
-    if n <= 0:
-        return np.zeros(0, dtype=U64)
-    acc = np.zeros(n, dtype=U64)
-    for j in range(width):
-        acc = acc * _POLY + values[j : j + n]
-    return acc
-
-
 # --------------------------------------------------------------------------------------------------
 # The batch function
 
 
 @dataclass
 class _Shingled:
-    doc_index: np.ndarray  # int64, one per distinct shingle, sorted by (doc, hash)
-    hashes: np.ndarray  # uint64
+    hashes: np.ndarray  # uint64, each document's distinct shingle hashes (first-occurrence order)
     shingle_counts: np.ndarray  # int64 per document
     token_counts: np.ndarray  # int64 per document
+    set_keys: np.ndarray  # int64 per document: an order-independent key of the shingle set (0 if empty)
+
+    @property
+    def doc_index(self) -> np.ndarray:
+        """The document of each entry of ``hashes``."""
+        return np.repeat(np.arange(len(self.shingle_counts)), self.shingle_counts)
+
+    def sorted_hashes(self) -> np.ndarray:
+        """``hashes`` with each document's segment in ascending (unsigned) order."""
+        hashes = self.hashes.copy()
+        bounds = np.zeros(len(self.shingle_counts) + 1, dtype=np.int64)
+        np.cumsum(self.shingle_counts, out=bounds[1:])
+        for d in np.flatnonzero(self.shingle_counts > 1):  # numpy's sort: about 10x numba's here
+            hashes[bounds[d] : bounds[d + 1]].sort()
+        return hashes
 
 
 def shingle_batch(normalized: pa.Array, shingle_size: int) -> _Shingled:
-    """Distinct shingle hashes per document, sorted, for an array of normalized texts."""
-    n_docs = len(normalized)
-    nonempty = pc.if_else(pc.equal(normalized, ""), pa.scalar(None, pa.large_string()), normalized)
-    token_lists = pc.split_pattern(nonempty, " ")
-    token_counts = pc.fill_null(pc.list_value_length(token_lists), 0).to_numpy().astype(np.int64)
-    flat = pc.list_flatten(token_lists)
-    if len(flat):
-        encoded = pc.dictionary_encode(flat)
-        flat_hashes = token_hashes(encoded.dictionary.to_pylist())[encoded.indices.to_numpy()]
-    else:
-        flat_hashes = np.zeros(0, U64)
-
-    starts = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(token_counts, out=starts[1:])
-    k = shingle_size
-    # Full windows: a window starting at flat position i is valid when it ends inside its document.
-    doc_of_token = np.repeat(np.arange(n_docs, dtype=np.int64), token_counts)
-    win = _poly_windows(flat_hashes, k)
-    if len(win):
-        ends = starts[1:][doc_of_token[: len(win)]]
-        valid = np.arange(len(win)) + k <= ends
-        full_doc = doc_of_token[: len(win)][valid]
-        full_hash = fmix64(win[valid] ^ _length_salt(k))
-    else:
-        full_doc = np.zeros(0, np.int64)
-        full_hash = np.zeros(0, U64)
-    # Short documents (1 .. k-1 tokens): one shingle made of all their tokens.
-    short_docs = np.flatnonzero((token_counts > 0) & (token_counts < k))
-    short_hash = np.empty(len(short_docs), dtype=U64)
-    for out_i, d in enumerate(short_docs):
-        n = int(token_counts[d])
-        combined = _poly_windows(flat_hashes[starts[d] : starts[d] + n], n)[0]
-        short_hash[out_i] = fmix64(np.array([combined ^ _length_salt(n)], dtype=U64))[0]
-
-    # Windows come out grouped by document; short documents contribute one shingle each.  Merge the two
-    # into document order, then sort each document's segment (per-segment np.sort stays in cache and is
-    # about 10x faster than a two-key lexsort over the batch) and drop repeats.
-    doc_index = np.concatenate([full_doc, short_docs.astype(np.int64)])
-    hashes = np.concatenate([full_hash, short_hash])
-    if len(short_docs) and len(full_doc):
-        order = np.argsort(doc_index, kind="stable")
-        doc_index, hashes = doc_index[order], hashes[order]
-    bounds = np.searchsorted(doc_index, np.arange(n_docs + 1))
-    for d in np.flatnonzero(np.diff(bounds) > 1):
-        hashes[bounds[d] : bounds[d + 1]].sort()
-    keep = np.ones(len(hashes), dtype=bool)
-    if len(hashes) > 1:
-        keep[1:] = (hashes[1:] != hashes[:-1]) | (doc_index[1:] != doc_index[:-1])
-    doc_index, hashes = doc_index[keep], hashes[keep]
-    shingle_counts = np.bincount(doc_index, minlength=n_docs).astype(np.int64)
-    return _Shingled(doc_index, hashes, shingle_counts, token_counts)
+    """Distinct shingle hashes per document for an array of normalized texts (``kernels``)."""
+    normalized = pc.fill_null(normalized, "").cast(pa.large_string())
+    _, offsets, data = normalized.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int64, count=len(normalized) + 1, offset=8 * normalized.offset)
+    data = np.frombuffer(data if data is not None else b"", dtype=np.uint8)
+    hashes, shingle_counts, token_counts, set_keys = kernels.shingle_hashes(data, offsets, shingle_size)
+    return _Shingled(hashes, shingle_counts, token_counts, set_keys)
 
 
 def minhash(shingled: _Shingled, params: FingerprintParams) -> np.ndarray:
-    """(n_docs, num_hashes) uint64 minima; all-zero rows for documents without shingles."""
-    n_docs = len(shingled.shingle_counts)
-    sig = np.zeros((n_docs, params.num_hashes), dtype=U64)
-    present = np.flatnonzero(shingled.shingle_counts > 0)
-    if len(present) == 0:
-        return sig
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(shingled.shingle_counts, out=offsets[1:])
-    seg_starts = offsets[:-1][present]
+    """(n_docs, num_hashes) uint64 minima shifted right by one bit; all-zero rows for documents without
+    shingles."""
     a, b = permutations(params.num_hashes, params.seed)
-    x = shingled.hashes
-    # Work in chunks of whole documents of about _MINHASH_CHUNK shingles, so each permutation pass runs
-    # in cache with an in-place buffer (4x faster than full-batch passes).
-    chunk_bounds = np.unique(np.searchsorted(seg_starts, np.arange(0, len(x), _MINHASH_CHUNK)))
-    chunk_bounds = np.append(chunk_bounds, len(seg_starts))
-    buffer = np.empty(min(len(x), 4 * _MINHASH_CHUNK), dtype=U64)
-    for c0, c1 in itertools.pairwise(chunk_bounds.tolist()):
-        if c0 == c1:
-            continue
-        s0 = seg_starts[c0]
-        s1 = seg_starts[c1] if c1 < len(seg_starts) else len(x)
-        values = x[s0:s1]
-        tmp = buffer[: s1 - s0] if s1 - s0 <= len(buffer) else np.empty(s1 - s0, dtype=U64)
-        local_starts = seg_starts[c0:c1] - s0
-        rows = present[c0:c1]
-        for i in range(params.num_hashes):
-            np.multiply(values, a[i], out=tmp)
-            tmp += b[i]
-            sig[rows, i] = np.minimum.reduceat(tmp, local_starts)
-    sig[present] >>= U64(1)
-    return sig
+    return kernels.minhash(shingled.hashes, shingled.shingle_counts, a, b)
 
 
 def band_keys(signature: np.ndarray, rows_per_band: int) -> np.ndarray:
@@ -335,18 +244,8 @@ def band_keys(signature: np.ndarray, rows_per_band: int) -> np.ndarray:
     grouped = signature.reshape(n_docs, bands, rows_per_band)
     acc = np.broadcast_to(np.arange(bands, dtype=U64), (n_docs, bands)).copy()
     for j in range(rows_per_band):
-        acc = acc * _POLY + grouped[:, :, j]
+        acc = acc * kernels.POLY + grouped[:, :, j]
     return (fmix64(acc) >> U64(1)).astype(np.int64)
-
-
-def set_keys(shingled: _Shingled) -> np.ndarray:
-    """An order-independent 64-bit key of each document's shingle set (0 for the empty set)."""
-    n_docs = len(shingled.shingle_counts)
-    sums = np.zeros(n_docs, dtype=U64)
-    np.add.at(sums, shingled.doc_index, fmix64(shingled.hashes ^ _SET_SALT))
-    keys = fmix64(sums ^ (shingled.shingle_counts.astype(U64) * _LEN_SALT)).view(np.int64)
-    keys[shingled.shingle_counts == 0] = 0
-    return keys
 
 
 def _list_array(values: np.ndarray, counts: np.ndarray, value_type: pa.DataType) -> pa.Array:
@@ -367,7 +266,7 @@ def fingerprint_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.Re
             doc_ids,
             pa.array(shingled.token_counts, type=pa.int32()),
             pa.array(shingled.shingle_counts, type=pa.int32()),
-            pa.array(set_keys(shingled), type=pa.int64()),
+            pa.array(shingled.set_keys, type=pa.int64()),
             _list_array(signature.view(np.int64).ravel(), np.full(n_docs, params.num_hashes), pa.int64()),
             _list_array(keys.ravel(), np.full(n_docs, params.bands), pa.int64()),
         ],
@@ -386,10 +285,27 @@ def shingle_set_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.Re
         [
             batch.column("doc_id").cast(pa.string()),
             pa.array(shingled.shingle_counts, type=pa.int32()),
-            _list_array(shingled.hashes.view(np.int64), shingled.shingle_counts, pa.int64()),
+            _list_array(shingled.sorted_hashes().view(np.int64), shingled.shingle_counts, pa.int64()),
         ],
         schema=SHINGLE_SET_SCHEMA,
     )
+
+
+def _list_parts(lists) -> tuple[np.ndarray, np.ndarray]:
+    """(values as uint64, int64 offsets) of an Arrow list<int64> array (or chunked array)."""
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    values = lists.values.to_numpy(zero_copy_only=False).view(U64)
+    return values, np.asarray(lists.offsets, dtype=np.int64)
+
+
+def shared_shingle_counts(left, right) -> pa.Array:
+    """Per row, the number of shingles two shingle sets (list<int64> arrays of sorted sets, as
+    int_shingle_sets stores them) have in common: the intersection size of exact Jaccard.  A null set
+    counts as empty."""
+    left_values, left_offsets = _list_parts(pc.fill_null(left, pa.scalar([], left.type)))
+    right_values, right_offsets = _list_parts(pc.fill_null(right, pa.scalar([], right.type)))
+    return pa.array(kernels.sorted_intersections(left_values, left_offsets, right_values, right_offsets))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -428,44 +344,20 @@ def carry_columns(result: pa.RecordBatch, source: pa.RecordBatch, names) -> pa.R
     return result
 
 
-_POOLS: dict = {}
-_POOLS_LOCK = threading.Lock()
-
-
-def _worker_pool(workers: int):
-    """A pool of ``workers`` processes that can import this package, started once per process and shared
-    by every model of a dbt invocation (starting a pool costs about 2 s: it imports numpy and pyarrow).
-
-    Processes, not threads: much of a batch is many short numpy/pyarrow calls that hold the GIL, so
-    threads gave no speed-up on 2 cores.  ``spawn`` (not fork) keeps the children clear of the parent's
-    DuckDB connection; PYTHONPATH carries the project root because dbt adds it to sys.path only.
-    """
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    with _POOLS_LOCK:
-        pool = _POOLS.get(workers)
-        if pool is None or getattr(pool, "_broken", False):
-            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            paths = [root, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-            os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-            _POOLS[workers] = pool
-        return pool
-
-
 def iter_batches(batches, settings: RunSettings, function=None, label: str = "fingerprints", carry=()):
     """Apply ``function(batch, settings.params)`` (default ``fingerprint_batch``) to an iterable of record
     batches (doc_id, body, ...), yielding the results in input order, each with the input columns named
     in ``carry`` appended unchanged.
 
-    With ``settings.workers > 1`` batches go to that many worker processes; at most ``2 * workers``
-    batches are in flight, so memory is bounded by the batch size, not by the corpus.  Progress
-    (documents done, docs/s) is printed every ``progress_every`` documents.
+    With ``settings.workers > 1`` batches go to that many worker threads (the kernels in
+    ``webdedup.kernels`` release the GIL, so threads run them in parallel without the start-up and
+    copying costs of processes); at most ``2 * workers`` batches are in flight, so memory is bounded by
+    the batch size, not by the corpus.  Progress (documents done, docs/s) is printed every
+    ``progress_every`` documents.
     """
     import time
     from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
 
     function = function or fingerprint_batch
     started = time.monotonic()
@@ -482,19 +374,15 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
             next_report += settings.progress_every
         return result
 
-    batches = iter(batches)
-    head = list(itertools.islice(batches, 2))
-    if len(head) < 2 or settings.workers <= 1:
-        # a single batch (small inputs, the fixture) is not worth starting worker processes for
-        for batch in itertools.chain(head, batches):
+    if settings.workers <= 1:
+        for batch in batches:
             yield finish(function(batch, settings.params), batch)
     else:
-        pool = _worker_pool(settings.workers)
+        pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="webdedup")
         pending: deque = deque()
         try:
-            for batch in itertools.chain(head, batches):
-                work = batch.select(["doc_id", "body"])
-                pending.append((pool.submit(function, work, settings.params), batch))
+            for batch in batches:
+                pending.append((pool.submit(function, batch, settings.params), batch))
                 while len(pending) >= 2 * settings.workers:
                     future, source = pending.popleft()
                     yield finish(future.result(), source)
@@ -504,6 +392,7 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
         finally:
             for future, _ in pending:  # a failed or abandoned stream leaves no work behind
                 future.cancel()
+            pool.shutdown(wait=False)
     elapsed = time.monotonic() - started
     _log(label, f"done: {done:,} documents in {elapsed:.1f} s ({done / max(elapsed, 1e-9):,.0f} docs/s)")
 
