@@ -16,7 +16,7 @@
     {%- set extension = file_name.split(".")[-1] | lower -%}
     {%- set options = {
         "csv": "format csv, header true",
-        "parquet": "format parquet, compression zstd",
+        "parquet": "format parquet, compression zstd, row_group_size 10000",
         "json": "format json",
     } -%}
     {%- if extension not in options -%}

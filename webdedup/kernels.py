@@ -343,9 +343,7 @@ def minhash(hashes, shingle_counts, a, b):
         for s in range(position, position + count):
             x = hashes[s]
             for i in range(num_hashes):
-                value = a[i] * x + b[i]
-                if value < mins[i]:
-                    mins[i] = value
+                mins[i] = min(mins[i], a[i] * x + b[i])
         for i in range(num_hashes):
             signature[d, i] = mins[i] >> U64(1)
         position += count
