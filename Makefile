@@ -49,7 +49,7 @@ lint: $(VENV)/.installed
 
 dbt-test: $(VENV)/.installed
 	mkdir -p $(TEST_DIR)
-	DEDUP_DB_PATH=$(TEST_DIR)/dbt-test.duckdb DEDUP_PUBLISH_DIR=$(TEST_DIR)/published $(DBT) build $(DBT_FLAGS) \
+	DEDUP_DB_PATH=$(TEST_DIR)/dbt_test.duckdb DEDUP_PUBLISH_DIR=$(TEST_DIR)/published $(DBT) build $(DBT_FLAGS) \
 		--vars '{output_dir: $(TEST_DIR)/output}'
 
 pytest: $(VENV)/.installed

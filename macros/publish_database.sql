@@ -24,9 +24,10 @@
         {{ log("publish_database: not published (the run did not succeed)", info=True) }}
         {{ return("select 1") }}
     {%- endif -%}
-    {%- do run_query("checkpoint") -%}
-    {%- set published = run_query("select webdedup_publish_database("
-        ~ sql_string(target.path) ~ ", " ~ sql_string(publish_dir) ~ ")").columns[0].values()[0] -%}
+    {#- the build file is attached as target.database (profiles.yml) -#}
+    {%- do run_query("checkpoint " ~ adapter.quote(target.database)) -%}
+    {%- set published = run_query("select webdedup_publish_database(path, " ~ sql_string(publish_dir)
+        ~ ") from duckdb_databases() where database_name = " ~ sql_string(target.database)).columns[0].values()[0] -%}
     {{ log("publish_database: " ~ published, info=True) }}
     {{ return("select 1") }}
 {% endmacro %}

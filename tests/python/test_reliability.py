@@ -325,7 +325,7 @@ def test_hot_bucket_of_100k_identical_pages_in_200k(tmp_path):
     from benchmarks.generate_corpus import generate
 
     table = generate(200_000, seed=5, hot_bucket=100_000)
-    pq.write_table(table, tmp_path / "all.parquet")
+    pq.write_table(table, tmp_path / "with_hot.parquet")
     hot_mask = pc.equal(table["source"], "hot_bucket")
     pq.write_table(table.filter(pc.invert(hot_mask)), tmp_path / "rest.parquet")
     hot_ids = set(table.filter(hot_mask)["doc_id"].to_pylist())
@@ -342,7 +342,7 @@ def test_hot_bucket_of_100k_identical_pages_in_200k(tmp_path):
         candidates = duckdb.sql(f"select count(*) from '{out / 'scored_pairs.parquet'}'").fetchall()[0][0]
         return dict(rows), candidates
 
-    with_hot, hot_candidates = clusters_of("all")
+    with_hot, hot_candidates = clusters_of("with_hot")
     without_hot, rest_candidates = clusters_of("rest")
     assert len({with_hot[d] for d in hot_ids}) == 1  # the hot bucket is one cluster
     assert {d: c for d, c in with_hot.items() if d not in hot_ids} == without_hot
