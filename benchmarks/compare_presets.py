@@ -27,7 +27,7 @@ from benchmarks.generate_corpus import write_corpus  # noqa: E402
 
 
 def run_preset(preset: str, corpus: Path, work: Path) -> dict:
-    db_path = work / f"preset_{preset}.duckdb"  # a plain SQL name: "default" is a keyword
+    db_path = work / f"preset_{preset}.duckdb"
     target = work / f"target-{preset}"
     env = dict(
         os.environ, DEDUP_DB_PATH=str(db_path), DEDUP_PUBLISH_DIR="", DBT_SEND_ANONYMOUS_USAGE_STATS="false"

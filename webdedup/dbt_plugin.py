@@ -27,10 +27,12 @@ And the intersection count of exact Jaccard on DuckDB (macros/exact_jaccard.sql)
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import shutil
 
+from dbt.adapters.duckdb.credentials import Attachment
 from dbt.adapters.duckdb.plugins import BasePlugin
 
 
@@ -95,6 +97,28 @@ def shared_shingles(left, right):
 def discard_dir(path: str) -> str:
     shutil.rmtree(path, ignore_errors=True)
     return f"discarded {path}"
+
+
+def _quote_attach_aliases() -> None:
+    """profiles.yml attaches the build file (DEDUP_DB_PATH) under its stem, the name DuckDB gives a file
+    it opens, so that the views in the published copy resolve.  dbt-duckdb 1.11 writes
+    ``ATTACH '<path>' AS <alias>`` with the alias unquoted, which makes a file named like
+    ``my-crawl.duckdb`` or ``default.duckdb`` a syntax error; this quotes it (the rest of the statement
+    stays dbt-duckdb's).  Runs when dbt-duckdb loads this plugin, before it opens the database."""
+    if getattr(Attachment.to_sql, "quotes_alias", False):
+        return
+    unquoted_to_sql = Attachment.to_sql
+
+    def to_sql(self) -> str:
+        if not self.alias or self.alias.startswith('"'):
+            return unquoted_to_sql(self)
+        return unquoted_to_sql(dataclasses.replace(self, alias='"' + self.alias.replace('"', '""') + '"'))
+
+    to_sql.quotes_alias = True
+    Attachment.to_sql = to_sql
+
+
+_quote_attach_aliases()
 
 
 class Plugin(BasePlugin):

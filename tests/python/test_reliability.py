@@ -364,3 +364,13 @@ def test_a_run_that_fails_after_exporting_leaves_the_previous_outputs(tmp_path):
     _fails_with(failed, "publish_outputs: outputs not published (the run did not succeed)")
     assert "OK created sql table model main.scored_pairs" in failed.stdout
     assert _digests(out) == before
+
+
+@pytest.mark.parametrize("file_name", ["my-crawl.duckdb", "default.duckdb"])
+def test_any_database_file_name_works_and_its_published_views_resolve(tmp_path, file_name):
+    """The build file is attached under its stem (profiles.yml): a dash or an SQL keyword in the name
+    must neither break the build nor the views of the published copy an analyst opens."""
+    run_dbt(["build"], db_path=tmp_path / file_name, dbt_vars={"output_dir": str(tmp_path / "out")})
+    published = duckdb.connect(str(tmp_path / "published" / file_name), read_only=True)
+    assert published.execute("select count(*) from deduped_documents").fetchone()[0] == 12
+    assert published.execute("select count(*) from cluster_inspection").fetchone()[0] > 0
