@@ -167,15 +167,6 @@ def normalize_batch(bodies: pa.Array) -> pa.Array:
 # Hashing helpers (wrapping uint64 arithmetic)
 
 
-def fmix64(h: np.ndarray) -> np.ndarray:
-    """murmur3's 64-bit finalizer over an array (``kernels.fmix64`` is the same for one value)."""
-    h = h ^ (h >> U64(33))
-    h = h * kernels.FMIX_C1
-    h = h ^ (h >> U64(33))
-    h = h * kernels.FMIX_C2
-    return h ^ (h >> U64(33))
-
-
 def _splitmix64(state: int, count: int) -> list[int]:
     out = []
     mask = (1 << 64) - 1
@@ -240,14 +231,8 @@ def minhash(shingled: _Shingled, params: FingerprintParams) -> np.ndarray:
 
 
 def band_keys(signature: np.ndarray, rows_per_band: int) -> np.ndarray:
-    """(n_docs, bands) non-negative int64 band keys."""
-    n_docs, num_hashes = signature.shape
-    bands = num_hashes // rows_per_band
-    grouped = signature.reshape(n_docs, bands, rows_per_band)
-    acc = np.broadcast_to(np.arange(bands, dtype=U64), (n_docs, bands)).copy()
-    for j in range(rows_per_band):
-        acc = acc * kernels.POLY + grouped[:, :, j]
-    return (fmix64(acc) >> U64(1)).astype(np.int64)
+    """(n_docs, bands) non-negative int64 band keys (``kernels.band_keys``)."""
+    return kernels.band_keys(np.ascontiguousarray(signature, dtype=U64), rows_per_band)
 
 
 def _list_array(values: np.ndarray, counts: np.ndarray, value_type: pa.DataType) -> pa.Array:

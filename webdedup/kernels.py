@@ -8,7 +8,7 @@ integers) on random and Unicode text.
 
 All functions are ``nogil``: worker threads of one process run them in parallel.  ``cache=True`` keeps
 the machine code in ``__pycache__`` so that only the first process after an install compiles them
-(``make setup`` does that once: ``python -m webdedup.kernels``).
+(``make`` does that once, at install: ``python -m webdedup.kernels``).
 """
 
 from __future__ import annotations
@@ -348,6 +348,22 @@ def minhash(hashes, shingle_counts, a, b):
             signature[d, i] = mins[i] >> U64(1)
         position += count
     return signature
+
+
+@njit(cache=True, nogil=True)
+def band_keys(signature, rows_per_band):
+    """(n_docs, bands) non-negative int64 band keys: per band ``b``, the finalizer of the polynomial
+    combination of ``b`` and the band's ``rows_per_band`` signature values, shifted right by one bit."""
+    n_docs, num_hashes = signature.shape
+    bands = num_hashes // rows_per_band
+    keys = np.empty((n_docs, bands), dtype=np.int64)
+    for d in range(n_docs):
+        for band in range(bands):
+            acc = U64(band)
+            for j in range(band * rows_per_band, (band + 1) * rows_per_band):
+                acc = acc * POLY + signature[d, j]
+            keys[d, band] = np.int64(fmix64(acc) >> U64(1))
+    return keys
 
 
 @njit(cache=True, nogil=True)

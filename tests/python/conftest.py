@@ -23,13 +23,19 @@ def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, che
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
     )
     command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
+    return run_command(command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt {' '.join(args)}")
+
+
+def run_command(command: list[str], *, env: dict, dbt_vars: dict | None, check: bool, label: str):
+    """Run a dbt command line (with ``--vars`` when given) from the project root, stdout+stderr merged;
+    with ``check``, a failure raises with the end of the log."""
     if dbt_vars:
-        command += ["--vars", json.dumps(dbt_vars)]
+        command = [*command, "--vars", json.dumps(dbt_vars)]
     result = subprocess.run(
         command, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     if check and result.returncode != 0:
-        raise AssertionError(f"dbt {' '.join(args)} failed:\n{result.stdout[-6000:]}")
+        raise AssertionError(f"{label} failed:\n{result.stdout[-8000:]}")
     return result
 
 

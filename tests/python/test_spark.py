@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.python.conftest import PROJECT_ROOT, run_dbt
+from tests.python.conftest import PROJECT_ROOT, run_command, run_dbt
 from webdedup.manifest import OUTPUT_FILES
 
 pytest.importorskip("pyspark")
@@ -66,14 +66,9 @@ def run_dbt_spark(args: list[str], *, work: Path, dbt_vars: dict | None = None, 
         "--target-path",
         str(work / "dbt-target"),
     ]
-    if dbt_vars:
-        command += ["--vars", json.dumps(dbt_vars)]
-    result = subprocess.run(
-        command, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    return run_command(
+        command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt (spark) {' '.join(args)}"
     )
-    if check and result.returncode != 0:
-        raise AssertionError(f"dbt (spark) {' '.join(args)} failed:\n{result.stdout[-8000:]}")
-    return result
 
 
 def _rows(path: Path, columns: str, order_by: str) -> list[tuple]:
