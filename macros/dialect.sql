@@ -205,3 +205,21 @@
 {% macro default__ordered_avg(expression, order_by) %}avg({{ expression }}){% endmacro %}
 
 {% macro duckdb__ordered_avg(expression, order_by) %}avg({{ expression }} order by {{ order_by }}){% endmacro %}
+
+
+{#-
+  A 63-bit hash of a text as a non-negative bigint: stg_documents stores it beside each body, so that
+  incremental builds see changed pages without reading bodies again (DuckDB's string hash; Spark's
+  xxhash64).  The engines' values differ; each compares only with its own.
+-#}
+{% macro text_hash(expression) %}
+    {{- return(adapter.dispatch("text_hash", "web_text_dedup")(expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__text_hash(expression) -%}
+    cast(hash({{ expression }}) >> 1 as bigint)
+{%- endmacro %}
+
+{% macro spark__text_hash(expression) -%}
+    shiftright(xxhash64({{ expression }}), 1)
+{%- endmacro %}

@@ -151,3 +151,45 @@
     {%- endif -%}
     {{ return(reader.format(sql_string(pattern))) }}
 {% endmacro %}
+
+
+{#-
+  changed_documents_only(alias, typed_columns, input_relation): the where condition of stg_documents.
+  On an incremental build it keeps the input rows that are new or differ from the stored row (the body
+  compared by body_hash, every other column by value); on a full build, or when the stored table's
+  columns or types differ from the input's (a new lineage column, say), it keeps every row, so all of
+  them are written again.  `typed_columns` is stg_documents' select list over the input (aliased source).
+-#}
+{% macro changed_documents_only(alias, typed_columns, input_relation) %}
+    {%- if not (execute and is_incremental()) -%}{{ return("true") }}{%- endif -%}
+    {%- set stored = [] -%}
+    {%- for column in adapter.get_columns_in_relation(this) -%}
+        {%- do stored.append((column.name | lower, column.dtype | upper)) -%}
+    {%- endfor -%}
+    {%- set wanted = [] -%}
+    {%- set described = run_query("describe select " ~ typed_columns ~ " from " ~ input_relation ~ " as source") -%}
+    {%- for row in described.rows -%}{%- do wanted.append((row[0] | lower, row[1] | upper)) -%}{%- endfor -%}
+    {%- if stored | sort != wanted | sort -%}
+        {{ log("stg_documents: the input's columns or types changed since the last build: every row is"
+            ~ " written again", info=True) }}
+        {{ return("true") }}
+    {%- endif -%}
+    {%- set matches = ["previous.doc_id = " ~ alias ~ ".doc_id", "previous.body_hash = " ~ alias ~ ".body_hash"] -%}
+    {%- for row in described.rows if row[0] | lower not in ("doc_id", "body", "body_hash") -%}
+        {%- set column = adapter.quote(row[0]) -%}
+        {%- do matches.append("previous." ~ column ~ " is not distinct from " ~ alias ~ "." ~ column) -%}
+    {%- endfor -%}
+    {{ return("not exists (select 1 from " ~ this ~ " as previous where "
+        ~ (matches | join("\n        and ")) ~ ")") }}
+{% endmacro %}
+
+
+{#-
+  delete_documents_not_in_input(): post-hook of the incremental stg_documents: deletes the stored rows of
+  documents that left the input since the last build.
+-#}
+{% macro delete_documents_not_in_input() %}
+    {%- if not (execute and is_incremental()) -%}{{ return("select 1") }}{%- endif -%}
+    {{ return(delete_rows_without_match(
+        this, "(select cast(doc_id as string) as doc_id from " ~ documents_input().relation ~ ")", "doc_id")) }}
+{% endmacro %}

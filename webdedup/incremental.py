@@ -2,17 +2,23 @@
 
 ``int_fingerprints`` and ``int_shingle_sets`` are incremental models (strategy delete+insert on doc_id):
 a plain ``dbt build`` processes only the documents whose result is missing or stale, so a crawl folder
-that gained a new batch costs a pass over that batch, not over the corpus.  Each row keeps the hash of the
-body and the settings it was computed from; a document is processed again when either differs (a changed
-page, or a new ``shingle_size`` / ``num_hashes`` / ``rows_per_band`` / ``seed``, which redoes every
-document), and the models' post-hooks delete the rows of documents that left the input.  Everything
-downstream is recomputed in SQL from these tables, so an incremental build gives exactly the tables of
-``dbt build --full-refresh`` on the same input (tests compare every output).
+that gained a new batch costs a pass over that batch, not over the corpus.  Each row keeps the hash of
+the body (stg_documents.body_hash) and the settings it was computed from; a document is processed again
+when either differs (a changed page, or a new ``shingle_size`` / ``num_hashes`` / ``rows_per_band`` /
+``seed``, which redoes every document), and the models' post-hooks delete the rows of documents that
+left the input.  Everything downstream is recomputed in SQL from these tables, so an incremental build
+gives exactly the tables of ``dbt build --full-refresh`` on the same input (tests compare every output).
+
+``stg_warc_records`` reuses the rows of WARC files and byte ranges an earlier build read
+(:func:`stored_warc_rows`; the keys are defined in webdedup/warc.py).
 """
 
 from __future__ import annotations
 
 import itertools
+
+import duckdb
+import pyarrow as pa
 
 from webdedup.fingerprint import (
     FingerprintParams,
@@ -20,10 +26,10 @@ from webdedup.fingerprint import (
     stream_fingerprints,
     stream_shingle_sets,
 )
+from webdedup.warc import SCHEMA as WARC_SCHEMA
+from webdedup.warc import StoredRows
 
 _VIEWS = itertools.count()
-# DuckDB's 64-bit string hash, halved into a non-negative BIGINT
-BODY_HASH_SQL = "cast(hash(body) >> 1 as bigint)"
 
 
 def settings_key(params: FingerprintParams, *, shingles_only: bool = False) -> str:
@@ -41,11 +47,6 @@ def _view(relation) -> str:
     name = f"webdedup_incremental_input_{next(_VIEWS)}"
     relation.create_view(name, replace=True)
     return name
-
-
-def with_body_hash(session, documents):
-    """``documents`` (doc_id, body) with the body_hash column (DuckDB's hash of the body)."""
-    return session.sql(f"select doc_id, body, {BODY_HASH_SQL} as body_hash from {_view(documents)}")
 
 
 def stale_documents(session, documents, existing: str | None, key: str):
@@ -70,13 +71,38 @@ def stale_documents(session, documents, existing: str | None, key: str):
 
 
 def stream_stale(session, settings_relation, documents, existing: str | None, *, shingles_only: bool):
-    """The DuckDB side of the two incremental Python models: the fingerprints (``shingles_only`` False,
-    ``documents`` with doc_id and body) or the shingle sets (True, ``documents`` with doc_id, body and
-    body_hash) of the documents ``existing`` lacks or holds stale, as a stream of record batches."""
+    """The DuckDB side of the two incremental Python models: the fingerprints (``shingles_only`` False)
+    or the shingle sets (True) of the rows of ``documents`` (doc_id, body and body_hash, stg_documents'
+    hash of the body) that ``existing`` lacks or holds stale, as a stream of record batches."""
     settings = settings_from_row(settings_relation.fetch_arrow_table().to_pylist()[0])
-    if not shingles_only:
-        documents = with_body_hash(session, documents.project("doc_id, body"))
+    documents = documents.project("doc_id, body, body_hash")
     key = settings_key(settings.params, shingles_only=shingles_only)
     pending = stale_documents(session, documents, existing, key)
     stream = stream_shingle_sets if shingles_only else stream_fingerprints
     return stream(pending.fetch_record_batch(settings.batch_size), settings)
+
+
+class StoredWarcRows(StoredRows):
+    """The previous build's stg_warc_records (``relation``, still in place while the model runs) as
+    :class:`webdedup.warc.StoredRows`: the WARC files and byte ranges it read, by read_key."""
+
+    def __init__(self, session, relation: str, keys: set[str]):
+        self.session, self.relation, self.keys = session, relation, keys
+
+    def batches(self, keys: list[str]):
+        wanted = _view(self.session.from_arrow(pa.table({"read_key": pa.array(keys, pa.string())})))
+        columns = ", ".join(WARC_SCHEMA.names)
+        query = f"select {columns} from {self.relation} where read_key in (select read_key from {wanted})"
+        return self.session.sql(query).fetch_record_batch(1000)
+
+
+def stored_warc_rows(session, relation: str, reread: bool) -> StoredWarcRows | None:
+    """What the previous build of stg_warc_records read; None on the first build, with ``reread`` (var
+    warc_reread) or when the table predates read_key: then every file and range is read."""
+    if reread:
+        return None
+    try:
+        keys = session.sql(f"select distinct read_key from {relation} where read_key is not null").fetchall()
+    except duckdb.Error:  # no previous table, or one without read_key
+        return None
+    return StoredWarcRows(session, relation, {key for (key,) in keys})

@@ -56,9 +56,9 @@ def ship_package(spark: Any) -> None:
 def _map_batches(
     settings_df: Any, documents_df: Any, spark: Any, function_name: str, ddl: str, shingles_only: bool
 ):
-    """mapInArrow of a webdedup.fingerprint batch function over (doc_id, body), with the body hash and the
-    settings key carried along as on DuckDB (Spark's xxhash64 of the body; Spark builds are full builds,
-    so the hash only keeps the columns alike)."""
+    """mapInArrow of a webdedup.fingerprint batch function over (doc_id, body), with the body hash (from
+    stg_documents) and the settings key carried along as on DuckDB (Spark builds are full builds, so
+    they only keep the columns alike)."""
     from pyspark.sql import functions as F
 
     from webdedup.incremental import settings_key
@@ -79,7 +79,7 @@ def _map_batches(
     source = documents_df.select(
         "doc_id",
         "body",
-        F.shiftright(F.xxhash64("body"), 1).alias("body_hash"),
+        "body_hash",
         F.lit(key).alias("settings_key"),
     )
     return source.mapInArrow(partition, ddl)

@@ -19,6 +19,12 @@ Plain functions behind the ``stg_warc_records`` dbt Python model (a thin adapter
 Every record read gives one row with a ``status`` (``extracted``, ``skipped_non_html``,
 ``skipped_status``, ``skipped_revisit``, ``skipped_request``, ``skipped_other_type`` or ``error``) and a
 ``detail``; no record is dropped silently and no bad record stops the others.
+
+Each row also carries the ``read_key`` of what it was read from (a local file with its size and
+modification time, or a byte range) and of the extractor (this module's code and the FastWARC and
+Resiliparse versions).  A later build that finds the same key in its previous table reuses those rows
+instead of reading and extracting again (:func:`read_warc_batches`, ``stored``), so a crawl folder that
+gained a WARC file reads only that file.
 """
 
 from __future__ import annotations
@@ -26,20 +32,25 @@ from __future__ import annotations
 import datetime as dt
 import glob
 import hashlib
+import importlib.metadata
 import io
+import itertools
 import mmap
+import multiprocessing
 import os
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 WARC_MAGIC = b"WARC/1."
@@ -48,6 +59,12 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 CHUNK = 1 << 16
 MAX_HEADER_BYTES = 1 << 16
 SOURCE = "warc"
+# Local files holding more than this many bytes to read are parsed by worker processes (one per core):
+# FastWARC and Resiliparse hold the GIL, so threads would not help, and a spawned worker takes ~2 s to
+# start inside dbt (it imports dbt's entry script), which pays off above ~64 MB of WARC.  Each task is
+# SPANS_PER_TASK records and comes back as one Arrow record batch.
+PARALLEL_MIN_BYTES = 64 << 20
+SPANS_PER_TASK = 200
 
 STATUSES = (
     "extracted",
@@ -81,6 +98,7 @@ SCHEMA = pa.schema(
         ("crawled_at", pa.timestamp("us")),
         ("title", pa.string()),
         ("body", pa.string()),
+        ("read_key", pa.string()),
     ]
 )
 
@@ -97,6 +115,10 @@ class Span:
     length: int
     data: bytes | None  # decompressed member / record bytes; None when the span is an error
     error: str | None = None
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.length
 
 
 # --------------------------------------------------------------------------------------------- framing
@@ -408,28 +430,69 @@ def list_warc_files(spec: str) -> list[tuple[str, str]]:
     return sorted((p, os.path.relpath(p, root)) for p in found)
 
 
-def iter_file_rows(path: str, filename: str) -> Iterator[dict]:
-    """Rows of every record of one local WARC file (gzip members or uncompressed records)."""
+def iter_file_items(buffer, gzipped: bool) -> Iterator[Span]:
+    """The spans of one local file: its gzip members (``data`` = the member's compressed bytes, so that a
+    member is read exactly like a byte range) or uncompressed records, and error spans."""
+    if gzipped:
+        for member in iter_gzip_members(buffer):
+            if member.error:
+                yield member
+            else:
+                yield Span(member.offset, member.length, bytes(buffer[member.offset : member.end]))
+    else:
+        yield from iter_warc_records(buffer)
+
+
+def span_rows(filename: str, spans: list[Span]) -> list[dict]:
+    """Rows of spans of ``filename``, in order (an error span is one error row)."""
+    rows = []
+    for span in spans:
+        if span.error:
+            rows.append(error_row(filename, span.offset, span.length, span.error))
+        else:
+            rows.extend(rows_from_member(span.data, filename, span.offset, span.length))
+    return rows
+
+
+def span_batch(filename: str, spans: list[Span], read_key: str | None) -> pa.RecordBatch:
+    """span_rows as a record batch with ``read_key`` on every row: the task a worker process runs, so
+    that the rows travel back as Arrow buffers, not as pickled dicts."""
+    rows = span_rows(filename, spans)
+    return pa.RecordBatch.from_pylist([{**row, "read_key": read_key} for row in rows], schema=SCHEMA)
+
+
+def iter_file_batches(
+    path: str, filename: str, read_key: str | None = None, pool: Executor | None = None
+) -> Iterator[pa.RecordBatch]:
+    """Record batches of every record of one local WARC file (gzip members or uncompressed records),
+    in file order, SPANS_PER_TASK spans per batch.  With ``pool`` (worker processes) the batches are
+    parsed and extracted there, at most two per worker in flight."""
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
-            yield error_row(filename, 0, 0, "empty file: no WARC record")
+            error = {**error_row(filename, 0, 0, "empty file: no WARC record"), "read_key": read_key}
+            yield pa.RecordBatch.from_pylist([error], schema=SCHEMA)
             return
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buffer:
             # gzip by name or content: a damaged first member must not turn the file into plain WARC
-            if path.lower().endswith(".gz") or buffer[:2] == GZIP_MAGIC[:2]:
-                for member in iter_gzip_members(buffer):
-                    if member.error:
-                        yield error_row(filename, member.offset, member.length, member.error)
-                    else:
-                        # the member's compressed bytes go through the same path as a byte range
-                        raw = buffer[member.offset : member.offset + member.length]
-                        yield from rows_from_member(raw, filename, member.offset, member.length)
-            else:
-                for span in iter_warc_records(buffer):
-                    if span.error:
-                        yield error_row(filename, span.offset, span.length, span.error)
-                    else:
-                        yield from rows_from_member(span.data, filename, span.offset, span.length)
+            gzipped = path.lower().endswith(".gz") or buffer[:2] == GZIP_MAGIC[:2]
+            spans = iter_file_items(buffer, gzipped)
+            in_flight: deque = deque()
+            limit = 2 * getattr(pool, "_max_workers", 1)
+            while chunk := list(itertools.islice(spans, SPANS_PER_TASK)):
+                if pool is None:
+                    yield span_batch(filename, chunk, read_key)
+                    continue
+                in_flight.append(pool.submit(span_batch, filename, chunk, read_key))
+                while len(in_flight) >= limit:
+                    yield in_flight.popleft().result()
+            while in_flight:
+                yield in_flight.popleft().result()
+
+
+def iter_file_rows(path: str, filename: str) -> Iterator[dict]:
+    """Rows of every record of one local WARC file, read in this process (read_key None)."""
+    for batch in iter_file_batches(path, filename):
+        yield from batch.to_pylist()
 
 
 # ------------------------------------------------------------------------------------------ byte ranges
@@ -547,24 +610,74 @@ def read_ranges_table(path: str) -> list[tuple[int, str, int, int]]:
     return ranges
 
 
-def iter_range_rows(
-    ranges: list[tuple[int, str, int, int]], base: str, workers: int = 8
-) -> Iterator[list[dict]]:
-    """Rows of every pinned range, in table order; ranges are fetched by ``workers`` threads."""
+def iter_range_rows(units: list[ReadUnit], workers: int = 8) -> Iterator[list[dict]]:
+    """Rows of every byte-range unit, in order; ranges are fetched by ``workers`` threads."""
 
-    def fetch(item):
-        _, filename, offset, length = item
+    def fetch(unit: ReadUnit) -> list[dict]:
+        filename, offset, length = unit.filename, unit.offset, unit.length
         try:
-            raw = read_range(resolve_location(filename, base), offset, length)
+            raw = read_range(unit.location, offset, length)
         except Exception as exc:  # a range that cannot be read is an error row
             return [error_row(filename, offset, length, f"cannot read range: {type(exc).__name__}: {exc}")]
         return rows_from_member(raw, filename, offset, length)
 
     if workers <= 1:
-        yield from map(fetch, ranges)
+        yield from map(fetch, units)
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(fetch, ranges)
+        yield from pool.map(fetch, units)
+
+
+# ------------------------------------------------------------------------------------------ read units
+
+
+@cache
+def extractor_version() -> str:
+    """What extraction depends on: this module's code and the FastWARC and Resiliparse versions."""
+    with open(__file__, "rb") as handle:
+        digest = hashlib.sha256(handle.read())
+    for package in ("fastwarc", "resiliparse"):
+        digest.update(f"{package}=={importlib.metadata.version(package)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _file_version(path: str) -> str:
+    status = os.stat(path)
+    return f"size={status.st_size} mtime_ns={status.st_mtime_ns}"
+
+
+@dataclass(frozen=True)
+class ReadUnit:
+    """What is read as a whole: a local WARC file (offset None) or one byte range.  ``key`` names it, its
+    version (a local file's size and modification time; ranges of remote files are taken as immutable,
+    as Common Crawl's are) and the extractor's."""
+
+    key: str
+    filename: str
+    location: str
+    offset: int | None = None
+    length: int | None = None
+
+
+def read_units(warc_paths: str = "", warc_ranges_path: str = "", warc_base_url: str = "") -> list[ReadUnit]:
+    """The units of the configured inputs: local files first (sorted), then the ranges table in order.
+    Raises WarcInputError on bad settings (a missing file, a bad ranges table) before anything is read."""
+    if not (warc_paths or warc_ranges_path):
+        raise WarcInputError("set var warc_paths or warc_ranges_path")
+    units = []
+    extractor = f"extractor={extractor_version()}"
+    if warc_paths:
+        for path, filename in list_warc_files(warc_paths):
+            key = f"file {os.path.abspath(path)} {_file_version(path)} {extractor}"
+            units.append(ReadUnit(key, filename, path))
+    if warc_ranges_path:
+        base = warc_base_url or os.path.dirname(os.path.abspath(warc_ranges_path))
+        for _, filename, offset, length in read_ranges_table(warc_ranges_path):
+            location = resolve_location(filename, base)
+            version = _file_version(location) if os.path.isfile(location) else "remote"
+            key = f"range {location} offset={offset} length={length} {version} {extractor}"
+            units.append(ReadUnit(key, filename, location, offset, length))
+    return units
 
 
 # ------------------------------------------------------------------------------------------- the model
@@ -574,48 +687,88 @@ def _log(message: str) -> None:
     print(f"[warc] {message}", flush=True)
 
 
-def iter_rows(warc_paths: str = "", warc_ranges_path: str = "", warc_base_url: str = "") -> Iterator[dict]:
-    """Every row of the configured inputs: local files first (sorted), then the ranges table in order."""
-    if not (warc_paths or warc_ranges_path):
-        raise WarcInputError("set var warc_paths or warc_ranges_path")
-    if warc_paths:
-        for path, filename in list_warc_files(warc_paths):
-            yield from iter_file_rows(path, filename)
-    if warc_ranges_path:
-        ranges = read_ranges_table(warc_ranges_path)
-        base = warc_base_url or os.path.dirname(os.path.abspath(warc_ranges_path))
-        for rows in iter_range_rows(ranges, base):
-            yield from rows
+def _worker_pool(files: list[ReadUnit], workers: int | None) -> Executor | None:
+    """Worker processes for large local inputs (more than PARALLEL_MIN_BYTES), else None (in-process).
+    ``workers``: how many (default: one per core); 1 or fewer means none."""
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    size = sum(os.path.getsize(unit.location) for unit in files)
+    if workers <= 1 or size <= PARALLEL_MIN_BYTES:
+        return None
+    # spawn: dbt runs models on threads, and forking a threaded process is unsafe
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def iter_batches(units: list[ReadUnit], workers: int | None = None, batch_rows: int = 1000):
+    """Record batches of every row of ``units``, each row with its unit's read_key: local files (in
+    worker processes when large), then byte ranges (fetched by threads)."""
+    files = [unit for unit in units if unit.offset is None]
+    pool = _worker_pool(files, workers)
+    try:
+        for unit in files:
+            yield from iter_file_batches(unit.location, unit.filename, unit.key, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    ranges = [unit for unit in units if unit.offset is not None]
+    pending = []
+    for unit, rows in zip(ranges, iter_range_rows(ranges), strict=True):
+        pending.extend({**row, "read_key": unit.key} for row in rows)
+        if len(pending) >= batch_rows:
+            yield pa.RecordBatch.from_pylist(pending, schema=SCHEMA)
+            pending = []
+    if pending:
+        yield pa.RecordBatch.from_pylist(pending, schema=SCHEMA)
+
+
+class StoredRows:
+    """The rows an earlier build stored (the previous stg_warc_records), by read_key: ``keys`` and
+    ``batches(keys)``, record batches of those keys' rows with SCHEMA's columns."""
+
+    keys: set[str]
+
+    def batches(self, keys: list[str]) -> Iterable[pa.RecordBatch]:  # pragma: no cover - interface
+        raise NotImplementedError
 
 
 def read_warc_batches(
-    warc_paths: str = "", warc_ranges_path: str = "", warc_base_url: str = "", batch_rows: int = 1000
+    warc_paths: str = "",
+    warc_ranges_path: str = "",
+    warc_base_url: str = "",
+    batch_rows: int = 1000,
+    stored: StoredRows | None = None,
+    workers: int | None = None,
 ) -> pa.RecordBatchReader:
-    """The stg_warc_records table as a stream of record batches; logs counts per status and each error."""
-    # fail fast on bad settings (missing file, bad ranges table) before the stream starts
-    if warc_paths:
-        list_warc_files(warc_paths)
-    if warc_ranges_path:
-        read_ranges_table(warc_ranges_path)
+    """The stg_warc_records table as a stream of record batches; logs counts per status and each error.
+    Units whose read_key ``stored`` holds are not read again: their stored rows are passed on.
+    ``workers``: processes for large local inputs (default one per core; see PARALLEL_MIN_BYTES)."""
+    units = read_units(warc_paths, warc_ranges_path, warc_base_url)  # fails fast on bad settings
+    reused = sorted({unit.key for unit in units} & stored.keys) if stored else []
+    to_read = [unit for unit in units if unit.key not in set(reused)]
 
     def batches() -> Iterable[pa.RecordBatch]:
         counts: Counter = Counter()
-        pending = []
-        for row in iter_rows(warc_paths, warc_ranges_path, warc_base_url):
-            counts[row["status"]] += 1
-            if row["status"] == "error":
-                _log(
-                    f"error in {row['warc_filename']} at offset {row['warc_record_offset']}: {row['detail']}"
-                )
-            pending.append(row)
-            if len(pending) >= batch_rows:
-                yield pa.RecordBatch.from_pylist(pending, schema=SCHEMA)
-                pending = []
-        if pending:
-            yield pa.RecordBatch.from_pylist(pending, schema=SCHEMA)
+        reused_rows = 0
+        if reused:
+            for batch in stored.batches(reused):
+                batch = batch.select(SCHEMA.names).cast(SCHEMA)
+                counts.update(batch.column("status").to_pylist())
+                reused_rows += batch.num_rows
+                yield batch
+            _log(f"reused {reused_rows} record(s) of {len(reused)} file(s) or range(s) read by a past build")
+        for batch in iter_batches(to_read, workers, batch_rows):
+            statuses = batch.column("status").to_pylist()
+            counts.update(statuses)
+            if "error" in statuses:
+                for row in batch.filter(pc.equal(batch.column("status"), "error")).to_pylist():
+                    _log(
+                        f"error in {row['warc_filename']} at offset {row['warc_record_offset']}: "
+                        + row["detail"]
+                    )
+            yield batch
+        total = sum(counts.values())
         _log(
-            f"{sum(counts.values())} record(s) read: "
-            + ", ".join(f"{status} {counts[status]}" for status in STATUSES)
+            f"{total} record(s) ({total - reused_rows} read now from {len(to_read)} file(s) or range(s),"
+            f" {reused_rows} reused): " + ", ".join(f"{status} {counts[status]}" for status in STATUSES)
         )
 
     return pa.RecordBatchReader.from_batches(SCHEMA, batches())

@@ -201,7 +201,7 @@ member_rows as (
         edge_stats.max_edge_jaccard,
         hops.hops as hops_from_representative,
         fingerprints.token_count,
-        {{ star_except("documents", ref("stg_documents"), ["doc_id", "body"]) }}  -- noqa: RF02
+        {{ star_except("documents", ref("stg_documents"), ["doc_id", "body", "body_hash"]) }}  -- noqa: RF02
     from members
     inner join documents on members.doc_id = documents.doc_id
     inner join fingerprints on members.doc_id = fingerprints.doc_id

@@ -17,7 +17,7 @@ clusters as (
 final as (
 
     select
-        documents.*,
+        {{ star_except("documents", ref("stg_documents"), ["body_hash"]) }},  -- noqa: RF02
         clusters.cluster_id,
         clusters.cluster_size
     from documents

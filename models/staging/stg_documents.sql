@@ -1,20 +1,33 @@
 {#-
-  One row per input document, with the six base columns typed and every extra input column (for example
-  WARC lineage) carried along unchanged.  Materialized as a table: it is a snapshot of the input, read
+  One row per input document, with the six base columns typed, body_hash, and every extra input column
+  (for example WARC lineage) carried along unchanged.  Stored (not a view): a snapshot of the input, read
   once, so later stages and the published database never depend on the input file's path.
 
   Bad input stops the build here, before any fingerprinting, with one message that names every problem
   and the offending rows: duplicate doc_id (the ids), empty doc_id (the input row numbers), crawled_at
   missing or not a date/timestamp (the doc_ids and values).  A null body is kept as an empty document.
+
+  Incremental on DuckDB (config in _staging__models.yml): the checks read every input row, but only new
+  or changed rows are written again (changed_documents_only below), and a post-hook deletes the rows of
+  documents that left the input, so the table always equals a full rebuild.
 -#}
-{{ config(materialized="table") }}
 
 {%- set input = documents_input() -%}
 {%- set base_columns = ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
 {%- set extra_columns = [] -%}
 {%- for column in input.columns -%}
     {%- if column | lower not in base_columns -%}{%- do extra_columns.append(adapter.quote(column)) -%}{%- endif -%}
-{%- endfor %}
+{%- endfor -%}
+{%- set typed_columns -%}
+        cast(source.doc_id as string) as doc_id,
+        cast(source.source as string) as source,
+        cast(source.domain as string) as domain,
+        {{ parse_timestamp("source.crawled_at") }} as crawled_at,
+        cast(source.title as string) as title,
+        cast(source.body as string) as body,
+        {{ text_hash("cast(source.body as string)") }} as body_hash{% for column in extra_columns %},
+        source.{{ column }}{% endfor %}
+{%- endset %}
 
 with
 
@@ -86,19 +99,20 @@ gate as (
 
 ),
 
-final as (
+documents as (
 
     select
-        cast(source.doc_id as string) as doc_id,
-        cast(source.source as string) as source,
-        cast(source.domain as string) as domain,
-        {{ parse_timestamp("source.crawled_at") }} as crawled_at,
-        cast(source.title as string) as title,
-        cast(source.body as string) as body{% for column in extra_columns %},
-        source.{{ column }}{% endfor %}
+        {{ typed_columns }}
     from source
     cross join gate
     where gate.input_is_valid
+
+),
+
+final as (
+
+    select * from documents
+    where {{ changed_documents_only("documents", typed_columns, input.relation) }}
 
 )
 

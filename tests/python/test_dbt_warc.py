@@ -9,7 +9,16 @@ import duckdb
 import pytest
 
 from tests.python.conftest import run_dbt
-from tests.python.warc_fixtures import build_corpus, write_ranges_csv
+from tests.python.warc_fixtures import (
+    ARTICLE,
+    NEWS_NAV,
+    Writer,
+    _page,
+    _paragraphs,
+    build_corpus,
+    html_response,
+    write_ranges_csv,
+)
 
 pytestmark = pytest.mark.dbt
 
@@ -71,8 +80,8 @@ def test_counts_per_status_are_reported_and_logged(runs):
         ]
     }
     assert (
-        "[warc] 17 record(s) read: extracted 8, skipped_non_html 1, skipped_status 1"
-        in results["files"]["log"]
+        "[warc] 17 record(s) (17 read now from 3 file(s) or range(s), 0 reused): extracted 8,"
+        " skipped_non_html 1, skipped_status 1" in results["files"]["log"]
     )
     for w in corpus.written:
         if w.kind == "error":
@@ -185,3 +194,60 @@ def test_a_missing_warc_folder_is_named(tmp_path):
     assert result.returncode != 0
     assert f"warc_paths '{missing}': no such file or folder" in result.stdout
     assert not (tmp_path / "out" / "deduped_documents.parquet").exists()
+
+
+def test_a_folder_that_gains_a_warc_file_reads_only_that_file(tmp_path):
+    corpus = build_corpus(tmp_path / "warcs")
+    dbt_vars = {"warc_paths": str(tmp_path / "warcs"), "output_dir": str(tmp_path / "out")}
+    run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars)
+
+    # the next crawl: the news article again under a new URL, and a new page
+    writer = Writer(corpus, "crawl-d.warc.gz")
+    title = "Harbour bridge reopens – syndicated"
+    html_response(
+        writer,
+        "https://syndicate.example/bridge",
+        "2024-04-02T08:00:00Z",
+        title,
+        _page(title, NEWS_NAV, _paragraphs(ARTICLE), "Syndicated content"),
+        "utf-8",
+        "text/html; charset=utf-8",
+        "four hundred corroded bolts",
+        "utf-8",
+    )
+    title = "Library opening hours change in May"
+    text = "From the first of May the central library opens at eight and closes at nine on weekdays. " * 5
+    html_response(
+        writer,
+        "https://library.example/hours",
+        "2024-04-02T08:05:00Z",
+        title,
+        _page(title, "<a href='/'>Home</a>", _paragraphs(text), "City Library"),
+        "utf-8",
+        "text/html; charset=utf-8",
+        "opens at eight",
+        "utf-8",
+    )
+    log = run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars).stdout
+    assert "[warc] reused 17 record(s) of 3 file(s) or range(s) read by a past build" in log
+    assert "[warc] 19 record(s) (2 read now from 1 file(s) or range(s), 17 reused)" in log
+    assert "[fingerprints] done: 2 documents" in log  # only the new pages are fingerprinted
+
+    # the same as reading every file again into a new database
+    fresh = {**dbt_vars, "output_dir": str(tmp_path / "fresh-out"), "warc_reread": True}
+    (tmp_path / "fresh").mkdir()
+    log = run_dbt(["build"], db_path=tmp_path / "fresh" / "db.duckdb", dbt_vars=fresh).stdout
+    assert "(19 read now from 4 file(s) or range(s), 0 reused)" in log
+    for table in ("stg_warc_records", "stg_documents"):
+        query = f"select * from {table} order by all"
+        assert _table(tmp_path / "published" / "db.duckdb", query) == _table(
+            tmp_path / "fresh" / "published" / "db.duckdb", query
+        ), table
+    for name in ["clusters.csv", "deduped_documents.parquet", "cluster_inspection.csv"]:
+        a = duckdb.sql(f"select * from '{tmp_path / 'out' / name}' order by all").fetchall()
+        assert a == duckdb.sql(f"select * from '{tmp_path / 'fresh-out' / name}' order by all").fetchall()
+    syndicated = duckdb.sql(
+        f"select count(distinct cluster_id) from '{tmp_path / 'out' / 'cluster_inspection.csv'}'"
+        " where url like '%bridge%' or url like '%harbour%'"
+    ).fetchall()
+    assert syndicated == [(1,)]  # the syndicated copy joined the article's cluster

@@ -22,7 +22,14 @@ OUTPUTS = [
     "deduped_documents.parquet",
     "candidate_summary.csv",
 ]
-TABLES = ["int_fingerprints", "int_shingle_sets", "int_candidate_pairs", "clusters", "cluster_inspection"]
+TABLES = [
+    "stg_documents",
+    "int_fingerprints",
+    "int_shingle_sets",
+    "int_candidate_pairs",
+    "clusters",
+    "cluster_inspection",
+]
 
 
 def _build(work, name, folder, extra_vars=None):
@@ -104,3 +111,40 @@ def test_changed_and_removed_documents_and_new_settings_equal_a_full_build(tmp_p
     # new settings redo every document
     assert _build(tmp_path, "incremental", folder, {"shingle_size": 4}) == 798
     _assert_same_as_full_build(tmp_path, folder, "incremental", {"shingle_size": 4})
+
+
+def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    first = corpus.slice(0, 300)
+    pq.write_table(first, folder / "batch-1.parquet")
+    _build(tmp_path, "incremental", folder)
+    ids = first.column("doc_id").to_pylist()
+    db_path = tmp_path / "incremental" / "db.duckdb"
+    # Mark two stored rows behind dbt's back: a build that stored every input row again would undo it.
+    with duckdb.connect(str(db_path)) as con:
+        con.execute("update stg_documents set body = 'stored earlier' where doc_id in (?, ?)", ids[:2])
+
+    # a new batch, and a new title (same body) for one page of the first batch
+    titles = first.column("title").to_pylist()
+    titles[2] = "A new title for the same page"
+    first = first.set_column(first.schema.get_field_index("title"), "title", pa.array(titles, pa.string()))
+    pq.write_table(first, folder / "batch-1.parquet")
+    pq.write_table(corpus.slice(300, 100), folder / "batch-2.parquet")
+    assert _build(tmp_path, "incremental", folder) == 100  # a new title is not a new fingerprint
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        assert con.execute("select count(*) from stg_documents").fetchone() == (400,)
+        marked = con.execute("select count(*) from stg_documents where body = 'stored earlier'").fetchone()
+        assert marked == (2,)  # unchanged rows were not written again
+        title = con.execute("select title from stg_documents where doc_id = ?", [ids[2]]).fetchone()
+        assert title == ("A new title for the same page",)
+
+    # a batch with a new lineage column changes the table's columns: every row is written again
+    third = corpus.slice(400, 100)
+    third = third.append_column("url", pa.array([f"https://example.org/{i}" for i in range(100)]))
+    pq.write_table(third, folder / "batch-3.parquet")
+    assert _build(tmp_path, "incremental", folder) == 100
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        marked = con.execute("select count(*) from stg_documents where body = 'stored earlier'").fetchone()
+        assert marked == (0,)  # every row written again
+    _assert_same_as_full_build(tmp_path, folder, "incremental")

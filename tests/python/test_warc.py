@@ -10,10 +10,14 @@ import functools
 import gzip
 import http.server
 import itertools
+import os
+import shutil
 import threading
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +29,8 @@ KEY = ("warc_filename", "warc_record_offset", "warc_member_record")
 
 
 def _sorted(rows):
+    """Rows in key order, without read_key (it names where a row was read from: a file or a range)."""
+    rows = [{k: v for k, v in row.items() if k != "read_key"} for row in rows]
     return sorted(rows, key=lambda r: tuple(r[k] for k in KEY))
 
 
@@ -310,7 +316,8 @@ def test_random_bytes_never_crash_and_every_byte_is_accounted_for(tmp_path_facto
 def clean_file(corpus):
     built, rows = corpus
     name = "crawl-a.warc.gz"
-    return (built.folder / name).read_bytes(), [r for r in rows if r["warc_filename"] == name]
+    rows = [{**r, "read_key": None} for r in rows if r["warc_filename"] == name]
+    return (built.folder / name).read_bytes(), rows  # iter_file_rows gives no read_key
 
 
 @FUZZ
@@ -375,3 +382,66 @@ def test_any_bytes_as_one_range_give_rows_not_exceptions(record):
     assert rows
     _check_rows(rows, 1234 + len(record), "r.warc.gz")
     assert all(r["warc_record_offset"] == 1234 for r in rows)
+
+
+class _MemoryStore(warc.StoredRows):
+    """Rows of an earlier read, kept in memory (the dbt model keeps them in its previous table)."""
+
+    def __init__(self, table: pa.Table):
+        self.table, self.keys = table, set(table.column("read_key").to_pylist())
+
+    def batches(self, keys):
+        return self.table.filter(pc.is_in(self.table.column("read_key"), pa.array(keys))).to_batches()
+
+
+def _in_order(table: pa.Table) -> list[dict]:
+    return sorted(table.to_pylist(), key=lambda r: (r["read_key"], *(r[k] for k in KEY)))
+
+
+def test_files_and_ranges_read_before_are_reused_and_changed_ones_read_again(corpus, tmp_path, monkeypatch):
+    built, _ = corpus
+    folder = tmp_path / "warcs"
+    shutil.copytree(built.folder, folder)
+    read_files, read_ranges = [], []
+    read_file, read_range = warc.iter_file_batches, warc.read_range
+    monkeypatch.setattr(
+        warc, "iter_file_batches", lambda p, name, *rest: read_files.append(name) or read_file(p, name, *rest)
+    )
+    monkeypatch.setattr(warc, "read_range", lambda *args: read_ranges.append(args[1]) or read_range(*args))
+
+    first = warc.read_warc_table(str(folder))
+    assert sorted(read_files) == ["crawl-a.warc.gz", "crawl-c.warc", "sub/crawl-b.warc.gz"]
+    read_files.clear()
+    again = warc.read_warc_batches(str(folder), stored=_MemoryStore(first)).read_all()
+    assert read_files == []  # nothing is read again; the stored rows are passed on unchanged
+    assert _in_order(again) == _in_order(first)
+
+    # a file with a new modification time is read again (and keeps the rows it gave before)
+    changed = folder / "sub" / "crawl-b.warc.gz"
+    status = changed.stat()
+    os.utime(changed, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
+    again = warc.read_warc_batches(str(folder), stored=_MemoryStore(first)).read_all()
+    assert read_files == ["sub/crawl-b.warc.gz"]
+    assert _sorted(again.to_pylist()) == _sorted(first.to_pylist())
+    assert len({key for key in again.column("read_key").to_pylist() if "crawl-b" in key}) == 1
+    assert not set(again.column("read_key").to_pylist()) >= set(first.column("read_key").to_pylist())
+
+    # byte ranges: the ranges read before are not fetched again; a row added to the table is
+    ranges = folder / "ranges.csv"
+    lines = ranges.read_text().splitlines(keepends=True)
+    ranges.write_text("".join(lines[:-1]))
+    first = warc.read_warc_table("", str(ranges))
+    fetched = len(read_ranges)
+    again = warc.read_warc_batches("", str(ranges), stored=_MemoryStore(first)).read_all()
+    assert len(read_ranges) == fetched and _in_order(again) == _in_order(first)
+    ranges.write_text("".join(lines))
+    again = warc.read_warc_batches("", str(ranges), stored=_MemoryStore(first)).read_all()
+    assert len(read_ranges) == fetched + 1
+    assert _sorted(again.to_pylist()) == _sorted(warc.read_warc_table("", str(ranges)).to_pylist())
+
+
+def test_worker_processes_give_the_same_rows_in_the_same_order(corpus, monkeypatch):
+    built, rows = corpus
+    monkeypatch.setattr(warc, "PARALLEL_MIN_BYTES", 0)  # any input goes to the workers
+    monkeypatch.setattr(warc, "SPANS_PER_TASK", 2)  # many small tasks, several in flight
+    assert warc.read_warc_batches(str(built.folder), workers=2).read_all().to_pylist() == rows
