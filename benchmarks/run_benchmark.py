@@ -241,10 +241,11 @@ def run_dbt(
     skip_tests: bool,
     rss_method: str,
     fresh: bool = True,
+    extra_vars: dict | None = None,
 ) -> dict:
-    """``dbt build`` (tests excluded with skip_tests) on ``corpus`` (None: the project's seed `documents`);
-    database, target, outputs in ``work``.  ``fresh``: start from an empty database and output folder
-    (else an incremental build on top)."""
+    """``dbt build`` (tests excluded with skip_tests) on ``corpus`` (None: the project's seed `documents`,
+    or the input ``extra_vars`` name, such as warc_paths); database, target, outputs in ``work``.
+    ``fresh``: start from an empty database and output folder (else an incremental build on top)."""
     database, target, output = work / "bench.duckdb", work / "target", work / "output"
     work.mkdir(parents=True, exist_ok=True)
     stale_files = (database, Path(f"{database}.wal"), target / "run_results.json") if fresh else ()
@@ -255,6 +256,7 @@ def run_dbt(
     dbt_vars = {"output_dir": str(output), "fingerprint_workers": threads}
     if corpus is not None:
         dbt_vars["documents_path"] = str(corpus)
+    dbt_vars.update(extra_vars or {})
     command = [
         dbt_executable(),
         "build",

@@ -462,11 +462,11 @@ def span_batch(filename: str, spans: list[Span], read_key: str | None) -> pa.Rec
 
 
 def iter_file_batches(
-    path: str, filename: str, read_key: str | None = None, pool: Executor | None = None
+    path: str, filename: str, read_key: str | None = None, pool: Executor | None = None, in_flight: int = 4
 ) -> Iterator[pa.RecordBatch]:
     """Record batches of every record of one local WARC file (gzip members or uncompressed records),
     in file order, SPANS_PER_TASK spans per batch.  With ``pool`` (worker processes) the batches are
-    parsed and extracted there, at most two per worker in flight."""
+    parsed and extracted there, at most ``in_flight`` at a time."""
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
             error = {**error_row(filename, 0, 0, "empty file: no WARC record"), "read_key": read_key}
@@ -476,17 +476,16 @@ def iter_file_batches(
             # gzip by name or content: a damaged first member must not turn the file into plain WARC
             gzipped = path.lower().endswith(".gz") or buffer[:2] == GZIP_MAGIC[:2]
             spans = iter_file_items(buffer, gzipped)
-            in_flight: deque = deque()
-            limit = 2 * getattr(pool, "_max_workers", 1)
+            tasks: deque = deque()
             while chunk := list(itertools.islice(spans, SPANS_PER_TASK)):
                 if pool is None:
                     yield span_batch(filename, chunk, read_key)
                     continue
-                in_flight.append(pool.submit(span_batch, filename, chunk, read_key))
-                while len(in_flight) >= limit:
-                    yield in_flight.popleft().result()
-            while in_flight:
-                yield in_flight.popleft().result()
+                tasks.append(pool.submit(span_batch, filename, chunk, read_key))
+                while len(tasks) >= in_flight:
+                    yield tasks.popleft().result()
+            while tasks:
+                yield tasks.popleft().result()
 
 
 def iter_file_rows(path: str, filename: str) -> Iterator[dict]:
@@ -687,25 +686,24 @@ def _log(message: str) -> None:
     print(f"[warc] {message}", flush=True)
 
 
-def _worker_pool(files: list[ReadUnit], workers: int | None) -> Executor | None:
-    """Worker processes for large local inputs (more than PARALLEL_MIN_BYTES), else None (in-process).
-    ``workers``: how many (default: one per core); 1 or fewer means none."""
+def _worker_count(files: list[ReadUnit], workers: int | None) -> int:
+    """How many worker processes read ``files``: 0 (in-process) unless they hold more than
+    PARALLEL_MIN_BYTES; ``workers`` (default: one per core) otherwise, 0 when it is 1 or fewer."""
     workers = workers if workers is not None else (os.cpu_count() or 1)
     size = sum(os.path.getsize(unit.location) for unit in files)
-    if workers <= 1 or size <= PARALLEL_MIN_BYTES:
-        return None
-    # spawn: dbt runs models on threads, and forking a threaded process is unsafe
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    return workers if workers > 1 and size > PARALLEL_MIN_BYTES else 0
 
 
 def iter_batches(units: list[ReadUnit], workers: int | None = None, batch_rows: int = 1000):
     """Record batches of every row of ``units``, each row with its unit's read_key: local files (in
     worker processes when large), then byte ranges (fetched by threads)."""
     files = [unit for unit in units if unit.offset is None]
-    pool = _worker_pool(files, workers)
+    count = _worker_count(files, workers)
+    # spawn: dbt runs models on threads, and forking a threaded process is unsafe
+    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn")) if count else None
     try:
         for unit in files:
-            yield from iter_file_batches(unit.location, unit.filename, unit.key, pool)
+            yield from iter_file_batches(unit.location, unit.filename, unit.key, pool, 2 * count)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

@@ -19,10 +19,11 @@ def model(dbt, session):
     warc_ranges_path = dbt.config.get("warc_ranges_path")
     warc_base_url = dbt.config.get("warc_base_url")
     warc_reread = dbt.config.get("warc_reread")
-    reread = str(warc_reread).strip().lower() in ("true", "1", "yes")
+    warc_workers = dbt.config.get("warc_workers")
     return read_warc_batches(
         warc_paths=warc_paths or "",
         warc_ranges_path=warc_ranges_path or "",
         warc_base_url=warc_base_url or "",
-        stored=stored_warc_rows(session, str(dbt.this), reread),
+        stored=stored_warc_rows(session, str(dbt.this), reread=str(warc_reread).lower() == "true"),
+        workers=int(warc_workers) if str(warc_workers).strip().isdigit() else None,
     )
