@@ -26,8 +26,8 @@ from webdedup.fingerprint import (
     stream_fingerprints,
     stream_shingle_sets,
 )
+from webdedup.warc import READ_FAILURE, StoredRows
 from webdedup.warc import SCHEMA as WARC_SCHEMA
-from webdedup.warc import StoredRows
 
 _VIEWS = itertools.count()
 
@@ -86,8 +86,8 @@ class StoredWarcRows(StoredRows):
     """The previous build's stg_warc_records (``relation``, still in place while the model runs) as
     :class:`webdedup.warc.StoredRows`: the WARC files and byte ranges it read, by read_key."""
 
-    def __init__(self, session, relation: str, keys: set[str]):
-        self.session, self.relation, self.keys = session, relation, keys
+    def __init__(self, session, relation: str, keys: set[str], failed: set[str]):
+        self.session, self.relation, self.keys, self.failed = session, relation, keys, failed
 
     def batches(self, keys: list[str]):
         wanted = _view(self.session.from_arrow(pa.table({"read_key": pa.array(keys, pa.string())})))
@@ -102,7 +102,14 @@ def stored_warc_rows(session, relation: str, reread: bool) -> StoredWarcRows | N
     if reread:
         return None
     try:
-        keys = session.sql(f"select distinct read_key from {relation} where read_key is not null").fetchall()
+        keys = session.sql(f"""
+            select read_key, bool_or(status = 'error' and starts_with(detail, '{READ_FAILURE}')) as failed
+            from {relation}
+            where read_key is not null
+            group by read_key
+        """).fetchall()
     except duckdb.Error:  # no previous table, or one without read_key
         return None
-    return StoredWarcRows(session, relation, {key for (key,) in keys})
+    return StoredWarcRows(
+        session, relation, {key for key, _ in keys}, {key for key, failed in keys if failed}
+    )

@@ -65,6 +65,9 @@ SOURCE = "warc"
 # SPANS_PER_TASK records and comes back as one Arrow record batch.
 PARALLEL_MIN_BYTES = 64 << 20
 SPANS_PER_TASK = 200
+# The detail of an error row for a byte range that could not be read (missing file, HTTP error, short
+# read): such a range is read again by the next build instead of being reused.
+READ_FAILURE = "cannot read range"
 
 STATUSES = (
     "extracted",
@@ -617,7 +620,7 @@ def iter_range_rows(units: list[ReadUnit], workers: int = 8) -> Iterator[list[di
         try:
             raw = read_range(unit.location, offset, length)
         except Exception as exc:  # a range that cannot be read is an error row
-            return [error_row(filename, offset, length, f"cannot read range: {type(exc).__name__}: {exc}")]
+            return [error_row(filename, offset, length, f"{READ_FAILURE}: {type(exc).__name__}: {exc}")]
         return rows_from_member(raw, filename, offset, length)
 
     if workers <= 1:
@@ -719,10 +722,12 @@ def iter_batches(units: list[ReadUnit], workers: int | None = None, batch_rows: 
 
 
 class StoredRows:
-    """The rows an earlier build stored (the previous stg_warc_records), by read_key: ``keys`` and
-    ``batches(keys)``, record batches of those keys' rows with SCHEMA's columns."""
+    """The rows an earlier build stored (the previous stg_warc_records), by read_key: ``keys``, the keys
+    stored; ``failed``, those among them with a READ_FAILURE error row (not reused: a network error must
+    not stick); ``batches(keys)``, record batches of those keys' rows with SCHEMA's columns."""
 
     keys: set[str]
+    failed: set[str]
 
     def batches(self, keys: list[str]) -> Iterable[pa.RecordBatch]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -737,10 +742,11 @@ def read_warc_batches(
     workers: int | None = None,
 ) -> pa.RecordBatchReader:
     """The stg_warc_records table as a stream of record batches; logs counts per status and each error.
-    Units whose read_key ``stored`` holds are not read again: their stored rows are passed on.
+    Units whose read_key ``stored`` holds are not read again (unless reading them failed): their stored
+    rows are passed on.
     ``workers``: processes for large local inputs (default one per core; see PARALLEL_MIN_BYTES)."""
     units = read_units(warc_paths, warc_ranges_path, warc_base_url)  # fails fast on bad settings
-    reused = sorted({unit.key for unit in units} & stored.keys) if stored else []
+    reused = sorted(({unit.key for unit in units} & stored.keys) - stored.failed) if stored else []
     to_read = [unit for unit in units if unit.key not in set(reused)]
 
     def batches() -> Iterable[pa.RecordBatch]:

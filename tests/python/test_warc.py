@@ -389,6 +389,9 @@ class _MemoryStore(warc.StoredRows):
 
     def __init__(self, table: pa.Table):
         self.table, self.keys = table, set(table.column("read_key").to_pylist())
+        self.failed = {
+            r["read_key"] for r in table.to_pylist() if (r["detail"] or "").startswith(warc.READ_FAILURE)
+        }
 
     def batches(self, keys):
         return self.table.filter(pc.is_in(self.table.column("read_key"), pa.array(keys))).to_batches()
@@ -445,3 +448,22 @@ def test_worker_processes_give_the_same_rows_in_the_same_order(corpus, monkeypat
     monkeypatch.setattr(warc, "PARALLEL_MIN_BYTES", 0)  # any input goes to the workers
     monkeypatch.setattr(warc, "SPANS_PER_TASK", 2)  # many small tasks, several in flight
     assert warc.read_warc_batches(str(built.folder), workers=2).read_all().to_pylist() == rows
+
+
+def test_a_range_that_could_not_be_read_is_read_again_next_time(corpus, tmp_path, monkeypatch):
+    built, _ = corpus
+    first = built.extracted()[0]
+    table = tmp_path / "ranges.csv"
+    table.write_text(f"filename,offset,length\n{first.filename},{first.offset},{first.length}\n")
+
+    def unavailable(*args, **kwargs):
+        raise OSError("HTTP 503 Service Unavailable")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(warc, "read_range", unavailable)
+        failed = warc.read_warc_table("", str(table), str(built.folder))
+    assert failed.column("detail").to_pylist() == ["cannot read range: OSError: HTTP 503 Service Unavailable"]
+    # the same range (same key) next time: read again, not reused
+    again = warc.read_warc_batches("", str(table), str(built.folder), stored=_MemoryStore(failed)).read_all()
+    assert again.column("read_key").to_pylist() == failed.column("read_key").to_pylist()
+    assert again.column("status").to_pylist() == ["extracted"]
