@@ -5,8 +5,8 @@ HTML page (title, navigation, one ``<p>`` per sentence, footer) and written with
 Common Crawl writes its files: per page a request and a response record, each its own gzip member, in
 files of ``--pages-per-file`` pages.  In one invocation, on the same files:
 
-1. ``dbt build`` reading every file in this process (``warc_workers: 1``): the baseline;
-2. ``dbt build`` reading every file with the default worker processes (one per core), from scratch;
+1. ``dbt build`` reading every file in this process (the default, ``warc_workers: 1``): the baseline;
+2. ``dbt build`` reading every file with ``warc_workers: 2`` (one worker process per core), from scratch;
 3. one more file of ``--add`` pages is put in the folder and ``dbt build`` runs again on run 2's
    database: files read before are reused (their ``read_key`` is stored), only the new one is read.
 
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {}
     for name, dbt_vars, fresh in (
         ("in-process (warc_workers 1)", {"warc_workers": 1}, True),
-        ("worker processes (default)", {}, True),
+        ("2 worker processes", {"warc_workers": 2}, True),
     ):
         print(f"dbt build: {name} ...", file=sys.stderr, flush=True)
         runs[name] = run_dbt(

@@ -59,10 +59,12 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 CHUNK = 1 << 16
 MAX_HEADER_BYTES = 1 << 16
 SOURCE = "warc"
-# Local files holding more than this many bytes to read are parsed by worker processes (one per core):
-# FastWARC and Resiliparse hold the GIL, so threads would not help, and a spawned worker takes ~2 s to
-# start inside dbt (it imports dbt's entry script), which pays off above ~64 MB of WARC.  Each task is
-# SPANS_PER_TASK records and comes back as one Arrow record batch.
+# With workers > 1 (var warc_workers), local files holding more than this many bytes to read are parsed by
+# worker processes: FastWARC and Resiliparse hold the GIL, so threads would not help, and a spawned
+# worker takes ~2 s to start inside dbt, which pays off above ~64 MB of WARC.  Each task is
+# SPANS_PER_TASK records and comes back as one Arrow record batch.  Opt-in: a spawned worker imports
+# the main script of the process (dbt's entry point is safe; a script that runs dbt programmatically
+# must guard its code with ``if __name__ == "__main__"``).
 PARALLEL_MIN_BYTES = 64 << 20
 SPANS_PER_TASK = 200
 # The detail of an error row for a byte range that could not be read (missing file, HTTP error, short
@@ -689,15 +691,14 @@ def _log(message: str) -> None:
     print(f"[warc] {message}", flush=True)
 
 
-def _worker_count(files: list[ReadUnit], workers: int | None) -> int:
-    """How many worker processes read ``files``: 0 (in-process) unless they hold more than
-    PARALLEL_MIN_BYTES; ``workers`` (default: one per core) otherwise, 0 when it is 1 or fewer."""
-    workers = workers if workers is not None else (os.cpu_count() or 1)
+def _worker_count(files: list[ReadUnit], workers: int) -> int:
+    """How many worker processes read ``files``: ``workers`` when it is above 1 and the files hold more
+    than PARALLEL_MIN_BYTES, else 0 (in-process)."""
     size = sum(os.path.getsize(unit.location) for unit in files)
     return workers if workers > 1 and size > PARALLEL_MIN_BYTES else 0
 
 
-def iter_batches(units: list[ReadUnit], workers: int | None = None, batch_rows: int = 1000):
+def iter_batches(units: list[ReadUnit], workers: int = 1, batch_rows: int = 1000):
     """Record batches of every row of ``units``, each row with its unit's read_key: local files (in
     worker processes when large), then byte ranges (fetched by threads)."""
     files = [unit for unit in units if unit.offset is None]
@@ -739,12 +740,12 @@ def read_warc_batches(
     warc_base_url: str = "",
     batch_rows: int = 1000,
     stored: StoredRows | None = None,
-    workers: int | None = None,
+    workers: int = 1,
 ) -> pa.RecordBatchReader:
     """The stg_warc_records table as a stream of record batches; logs counts per status and each error.
     Units whose read_key ``stored`` holds are not read again (unless reading them failed): their stored
     rows are passed on.
-    ``workers``: processes for large local inputs (default one per core; see PARALLEL_MIN_BYTES)."""
+    ``workers``: processes for large local inputs (1: none; see PARALLEL_MIN_BYTES)."""
     units = read_units(warc_paths, warc_ranges_path, warc_base_url)  # fails fast on bad settings
     reused = sorted(({unit.key for unit in units} & stored.keys) - stored.failed) if stored else []
     to_read = [unit for unit in units if unit.key not in set(reused)]

@@ -25,5 +25,5 @@ def model(dbt, session):
         warc_ranges_path=warc_ranges_path or "",
         warc_base_url=warc_base_url or "",
         stored=stored_warc_rows(session, str(dbt.this), reread=str(warc_reread).lower() == "true"),
-        workers=int(warc_workers) if str(warc_workers).strip().isdigit() else None,
+        workers=int(warc_workers) if str(warc_workers).strip().isdigit() else 1,
     )
