@@ -13,8 +13,9 @@ Plain functions behind the ``stg_warc_records`` dbt Python model (a thin adapter
   parses the DOM and extracts the main text (``main_content=True``) and the ``<title>``.
 * Local files and byte ranges share one path: a range is read with :func:`read_range` (a local path,
   ``file://``, ``http(s)://`` with a ``Range`` request, or ``s3://bucket/key`` through the bucket's https
-  endpoint) and its bytes go through the same :func:`rows_from_member` as a member of a local file, so
-  the same record gives the same row either way.
+  endpoint), its gzip member is decompressed by :func:`rows_from_member`, and the bytes go through the
+  same :func:`rows_from_data` as a member of a local file (decompressed once, while framing the file),
+  so the same record gives the same row either way.
 
 Every record read gives one row with a ``status`` (``extracted``, ``skipped_non_html``,
 ``skipped_status``, ``skipped_revisit``, ``skipped_request``, ``skipped_other_type`` or ``error``) and a
@@ -120,10 +121,6 @@ class Span:
     length: int
     data: bytes | None  # decompressed member / record bytes; None when the span is an error
     error: str | None = None
-
-    @property
-    def end(self) -> int:
-        return self.offset + self.length
 
 
 # --------------------------------------------------------------------------------------------- framing
@@ -364,23 +361,27 @@ def _record_row(record_bytes: bytes, filename: str, offset: int, length: int, in
 def rows_from_member(raw: bytes, filename: str, offset: int, length: int | None = None) -> list[dict]:
     """Rows of one gzip member (or one uncompressed record) read from ``filename`` at ``offset``.
 
-    The path shared by local files and byte ranges.  Every row carries the member's own offset and
-    length; a member holding several records (a whole file gzipped as one stream) gives one row per
-    record, numbered by warc_member_record.
+    The path of a byte range: the member is decompressed here, then read by :func:`rows_from_data`, as
+    the members of a local file are.
     """
     length = len(raw) if length is None else length
-    trailing = None
-    if raw[:2] == GZIP_MAGIC[:2]:
-        member = next(iter_gzip_members(raw))
-        if member.error:
-            return [error_row(filename, offset, length, member.error)]
-        data = member.data
-        if member.length < len(raw):
-            trailing = (
-                f"{len(raw) - member.length} byte(s) after the gzip member (a range must be one member)"
-            )
-    else:
-        data = raw
+    if raw[:2] != GZIP_MAGIC[:2]:
+        return rows_from_data(raw, filename, offset, length)
+    member = next(iter_gzip_members(raw))
+    if member.error:
+        return [error_row(filename, offset, length, member.error)]
+    rows = rows_from_data(member.data, filename, offset, length)
+    if member.length < len(raw):
+        trailing = f"{len(raw) - member.length} byte(s) after the gzip member (a range must be one member)"
+        rows.append(error_row(filename, offset, length, trailing, len(rows)))
+    return rows
+
+
+def rows_from_data(data: bytes, filename: str, offset: int, length: int) -> list[dict]:
+    """Rows of the uncompressed bytes of one gzip member (or one uncompressed record) of ``filename`` at
+    ``offset``: the path shared by local files and byte ranges.  Every row carries the member's own
+    offset and length; a member holding several records (a whole file gzipped as one stream) gives one
+    row per record, numbered by warc_member_record."""
     rows = []
     for index, span in enumerate(iter_warc_records(data)):
         if span.error:
@@ -390,8 +391,6 @@ def rows_from_member(raw: bytes, filename: str, offset: int, length: int | None 
             rows.append(record_row(span.data, filename, offset, length, index))
     if not rows:
         rows.append(error_row(filename, offset, length, "empty member: no WARC record"))
-    if trailing:
-        rows.append(error_row(filename, offset, length, trailing, len(rows)))
     return rows
 
 
@@ -435,19 +434,6 @@ def list_warc_files(spec: str) -> list[tuple[str, str]]:
     return sorted((p, os.path.relpath(p, root)) for p in found)
 
 
-def iter_file_items(buffer, gzipped: bool) -> Iterator[Span]:
-    """The spans of one local file: its gzip members (``data`` = the member's compressed bytes, so that a
-    member is read exactly like a byte range) or uncompressed records, and error spans."""
-    if gzipped:
-        for member in iter_gzip_members(buffer):
-            if member.error:
-                yield member
-            else:
-                yield Span(member.offset, member.length, bytes(buffer[member.offset : member.end]))
-    else:
-        yield from iter_warc_records(buffer)
-
-
 def span_rows(filename: str, spans: list[Span]) -> list[dict]:
     """Rows of spans of ``filename``, in order (an error span is one error row)."""
     rows = []
@@ -455,7 +441,7 @@ def span_rows(filename: str, spans: list[Span]) -> list[dict]:
         if span.error:
             rows.append(error_row(filename, span.offset, span.length, span.error))
         else:
-            rows.extend(rows_from_member(span.data, filename, span.offset, span.length))
+            rows.extend(rows_from_data(span.data, filename, span.offset, span.length))
     return rows
 
 
@@ -480,7 +466,8 @@ def iter_file_batches(
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buffer:
             # gzip by name or content: a damaged first member must not turn the file into plain WARC
             gzipped = path.lower().endswith(".gz") or buffer[:2] == GZIP_MAGIC[:2]
-            spans = iter_file_items(buffer, gzipped)
+            # gzip members come out of the framing decompressed: each is decompressed once
+            spans = iter_gzip_members(buffer) if gzipped else iter_warc_records(buffer)
             tasks: deque = deque()
             while chunk := list(itertools.islice(spans, SPANS_PER_TASK)):
                 if pool is None:
@@ -747,14 +734,14 @@ def read_warc_batches(
     rows are passed on.
     ``workers``: processes for large local inputs (1: none; see PARALLEL_MIN_BYTES)."""
     units = read_units(warc_paths, warc_ranges_path, warc_base_url)  # fails fast on bad settings
-    reused = sorted(({unit.key for unit in units} & stored.keys) - stored.failed) if stored else []
-    to_read = [unit for unit in units if unit.key not in set(reused)]
+    reused = ({unit.key for unit in units} & stored.keys) - stored.failed if stored else set()
+    to_read = [unit for unit in units if unit.key not in reused]
 
     def batches() -> Iterable[pa.RecordBatch]:
         counts: Counter = Counter()
         reused_rows = 0
         if reused:
-            for batch in stored.batches(reused):
+            for batch in stored.batches(sorted(reused)):
                 batch = batch.select(SCHEMA.names).cast(SCHEMA)
                 counts.update(batch.column("status").to_pylist())
                 reused_rows += batch.num_rows
