@@ -4,8 +4,10 @@
 #   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
 #                (pytest includes the Spark target, needs Java 17: tests/python/test_spark.py runs the
 #                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
+#   make test-unit  - the unit tests alone (tests/python/unit: no dbt, under a minute)
 #   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): --target spark
 #   make test-spark - only the Spark tests
+#   make docs-pictures - rebuild the fixture and copy its pictures into assets/ (the docs overview shows them)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,21 +16,21 @@ DBT_FLAGS := --profiles-dir . --project-dir .
 TEST_DIR := target/test-run
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: run run-spark test test-spark lint dbt-test pytest docs docs-serve bench clean
+.PHONY: run run-spark test test-unit test-spark lint dbt-test pytest docs docs-serve docs-pictures clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m webdedup.kernels  # compile the numba kernels once (cached in webdedup/__pycache__)
+	$(BIN)/python -m webdedup.core.warm  # compile the numba kernels once (cached in webdedup/core/__pycache__)
 	touch $@
 
 run: $(VENV)/.installed
 	$(DBT) build $(DBT_FLAGS)
 	@echo "Outputs in output/:" && ls -1 output
 
-# dbt on Spark goes through webdedup.dbt_spark (dbt plus the in-process Python-model submission helper).
+# dbt on Spark goes through webdedup.engines.dbt_spark (dbt plus the in-process Python-model submission helper).
 # Unit tests are DuckDB-only (their fixtures are DuckDB SQL); every data test runs on Spark.
-DBT_SPARK := $(BIN)/python -m webdedup.dbt_spark
+DBT_SPARK := $(BIN)/python -m webdedup.engines.dbt_spark
 SPARK_FLAGS := --target spark --exclude-resource-type unit_test
 
 run-spark: $(VENV)/.installed
@@ -37,8 +39,11 @@ run-spark: $(VENV)/.installed
 
 test: lint dbt-test pytest
 
+test-unit: $(VENV)/.installed
+	$(BIN)/python -m pytest tests/python/unit
+
 test-spark: $(VENV)/.installed
-	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest tests/python/test_spark.py
+	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest tests/python/e2e/spark
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -57,6 +62,13 @@ pytest: $(VENV)/.installed
 
 docs: $(VENV)/.installed
 	$(DBT) docs generate $(DBT_FLAGS)
+
+# The fixture's pictures for the docs overview page: built in target/, copied into the tracked assets/.
+docs-pictures: $(VENV)/.installed
+	mkdir -p $(TEST_DIR)
+	DEDUP_DB_PATH=$(TEST_DIR)/pictures.duckdb DEDUP_PUBLISH_DIR= $(DBT) build $(DBT_FLAGS) \
+		--select +lsh_pictures --vars '{output_dir: $(TEST_DIR)/pictures}'
+	cp $(TEST_DIR)/pictures/*.svg assets/
 
 docs-serve: docs
 	$(DBT) docs serve $(DBT_FLAGS) --port 8080

@@ -2,7 +2,7 @@
 
 Both baselines follow the spec's algorithm with the same settings as the dbt pipeline:
 
-1. ``shingles``   - ``webdedup.reference.normalize_text`` + ``token_shingles`` (5-token shingles);
+1. ``shingles``   - ``webdedup.core.reference.normalize_text`` + ``token_shingles`` (5-token shingles);
 2. ``minhash``    - 64-value MinHash: ``datasketch.MinHash`` (``update_batch`` on UTF-8 encoded shingles,
                     built with ``MinHash.bulk`` so permutations are initialised once) or rensa's
                     ``RMinHash.from_token_sets`` (Rust, batch API);
@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 if __package__ in (None, ""):  # executed as ``python benchmarks/baselines.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from webdedup.reference import normalize_text, token_shingles
+from webdedup.core.reference import normalize_text, token_shingles
 
 STAGES = ("shingles", "minhash", "lsh", "verify", "components")
 KEEP_SHINGLES_MAX_DOCS = 50_000

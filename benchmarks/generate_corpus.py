@@ -55,7 +55,7 @@ import pyarrow.parquet as pq
 if __package__ in (None, ""):  # executed as ``python benchmarks/generate_corpus.py``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from webdedup.reference import jaccard, normalize_text, token_shingles
+from webdedup.core.reference import jaccard, normalize_text, token_shingles
 
 GENERATOR_VERSION = 1
 DEFAULT_SEED = 7
@@ -190,7 +190,7 @@ POOL_MODULES = _words(
 )
 
 # --------------------------------------------------------------------------------------------------------
-# Tokenisation helpers (exactly equivalent to webdedup.reference, with an ASCII fast path)
+# Tokenisation helpers (exactly equivalent to webdedup.core.reference, with an ASCII fast path)
 # --------------------------------------------------------------------------------------------------------
 _PUNCT_RE = re.compile(r"[^\w\s]+")
 _WORD_RE = re.compile(r"[A-Za-z]{3,}")

@@ -14,7 +14,7 @@ RSS is reported in the same decimal MB), dbt's per-stage times from ``run_result
 agreement check between dbt and each baseline:
 
 * exactness: every pair accepted by any engine, and every candidate dbt scored, is re-scored with the
-  spec's reference functions (``webdedup.reference``); an accepted pair below the threshold, or a dbt
+  spec's reference functions (``webdedup.core.reference``); an accepted pair below the threshold, or a dbt
   Jaccard / decision that differs from the reference, is a *disagreement*;
 * pairs: MinHash implementations differ, so LSH candidates differ.  Pairs are compared raw and as *pair
   classes* (documents with identical reference shingle sets collapsed, which undoes dbt's star form); a
@@ -57,7 +57,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # make ``benchmark
 
 from benchmarks import generate_corpus
 from benchmarks.baselines import UnionFind
-from webdedup.reference import jaccard, normalize_text, token_shingles
+from webdedup.core.reference import jaccard, normalize_text, token_shingles
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -830,8 +830,9 @@ def _format_agreement(agreement: dict) -> str:
     exact = agreement["dbt_exactness"]
     threshold = agreement["threshold"]
     lines = [
-        f"agreement check (reference = webdedup.reference; {agreement['reference_documents_shingled']:,} "
-        f"documents shingled, {agreement['reference_pairs_scored']:,} pairs scored, "
+        "agreement check (reference = webdedup.core.reference; "
+        f"{agreement['reference_documents_shingled']:,} documents shingled, "
+        f"{agreement['reference_pairs_scored']:,} pairs scored, "
         f"{agreement['seconds']:.1f} s)",
         f"  dbt exactness: {exact['scored_pairs_checked']:,} scored candidates re-scored: "
         f"{exact['jaccard_mismatches']} Jaccard mismatches, {exact['wrong_decisions']} wrong decisions; "

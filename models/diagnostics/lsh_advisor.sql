@@ -6,7 +6,7 @@
   pairs (each weighted by P_split(J) / P_current(J)).
 -#}
 {%- set budget = _dedup_int(
-    "advisor_hash_budget", var("advisor_hash_budget", none), dedup_settings().num_hashes, 1, 4096) %}
+    "advisor_hash_budget", var("advisor_hash_budget"), 1, 4096, dedup_settings().num_hashes) %}
 
 with
 

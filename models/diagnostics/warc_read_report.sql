@@ -1,7 +1,8 @@
 {#-
   WARC input only: how the records read by stg_warc_records were handled, one row per status with its
   record count, the files involved and the distinct details (why records were skipped, what failed and
-  where).  Every status appears, with 0 when no record had it, so a report always shows the full split.
+  where).  Every status of the seed warc_record_statuses appears, in its report_order, with 0 when no
+  record had it, so a report always shows the full split.
 -#}
 
 with
@@ -14,19 +15,7 @@ records as (
 
 statuses as (
 
-    select
-        status_values.status,
-        status_values.sort_order
-    from (
-        values
-        ('extracted', 1),
-        ('skipped_non_html', 2),
-        ('skipped_status', 3),
-        ('skipped_revisit', 4),
-        ('skipped_request', 5),
-        ('skipped_other_type', 6),
-        ('error', 7)
-    ) as status_values (status, sort_order)
+    select * from {{ ref("warc_record_statuses") }}
 
 ),
 
@@ -65,7 +54,7 @@ final as (
         counted.details
     from statuses
     left join counted on statuses.status = counted.status
-    order by statuses.sort_order
+    order by statuses.report_order
 
 )
 

@@ -1,4 +1,4 @@
-{#- The validated algorithm settings of this run, one row (see macros/settings.sql). -#}
+{#- The validated algorithm settings of this run, one row (see macros/inputs/settings.sql). -#}
 {%- set s = dedup_settings() %}
 
 with
@@ -16,9 +16,11 @@ settings as (
         cast({{ s.signature_overlap_threshold }} as double) as signature_overlap_threshold,
         cast({{ s.batch_size }} as integer) as batch_size,
         cast({{ s.fingerprint_workers }} as integer) as fingerprint_workers,
-        cast({{ sql_string(var("documents_path", "") or "") }} as string) as documents_path,
-        cast({{ sql_string(var("warc_paths", "") or "") }} as string) as warc_paths,
-        cast({{ sql_string(var("warc_ranges_path", "") or "") }} as string) as warc_ranges_path,
+        cast({{ sql_string(var("documents_path") or "") }} as string) as documents_path,
+        cast({{ sql_string(var("warc_paths") or "") }} as string) as warc_paths,
+        cast({{ sql_string(var("warc_ranges_path") or "") }} as string) as warc_ranges_path,
+        cast({{ sql_string(implementation("exact_jaccard")) }} as string) as scoring_implementation,
+        cast({{ sql_string(implementation("connected_components")) }} as string) as components_implementation,
         cast({{ sql_string(output_dir()) }} as string) as output_dir,
         cast({{ sql_string(staging_dir(create=false)) }} as string) as staging_dir
 

@@ -1,16 +1,13 @@
 {#-
-  Review view of every multi-member cluster: one row per member with its representative, the exact
-  Jaccard of the member to the representative, the accepted edges that touch it and how many edges away
-  from the representative it is, plus the cluster's health: edges, minimum and mean edge Jaccard,
-  minimum Jaccard of a member to the representative, the representative's eccentricity (the cluster's
-  hop diameter lies between it and twice it) and is_chained: some member is below the threshold to the
-  representative, so the cluster holds together only through a chain of edges.  Input columns other than
-  body (for example WARC lineage) are carried along.
+  Grain: one row per member of a multi-member cluster.  Why: the review view of every duplicate cluster:
+  each member with its representative, its exact Jaccard to it (int_member_jaccards), the accepted edges
+  that touch it and how many edges away from the representative it is (int_member_hops), plus the
+  cluster's health: edges, minimum and mean edge Jaccard, minimum Jaccard of a member to the
+  representative, the representative's eccentricity (the cluster's hop diameter lies between it and twice
+  it) and is_chained: some member is below the threshold to the representative, so the cluster holds
+  together only through a chain of edges.  Input columns other than body (for example WARC lineage) are
+  carried along.
 -#}
-{#- Representatives of multi-member clusters and the accepted edges, as relations (Spark iterates per hop). -#}
-{%- set hop_sources = "(select doc_id as node_id from " ~ ref("clusters")
-    ~ " where is_representative and cluster_size > 1)" -%}
-{%- set hop_edges = "(select left_doc_id as src, right_doc_id as dst from " ~ ref("duplicate_pairs") ~ ")" %}
 
 with
 
@@ -26,18 +23,6 @@ fingerprints as (
 
 ),
 
-groups as (
-
-    select * from {{ ref("int_shingle_set_groups") }}
-
-),
-
-shingle_sets as (
-
-    select * from {{ ref("int_shingle_sets") }}
-
-),
-
 clusters as (
 
     select * from {{ ref("clusters") }}
@@ -50,97 +35,21 @@ duplicate_pairs as (
 
 ),
 
-scored_pairs as (
+member_jaccards as (
 
-    select * from {{ ref("scored_pairs") }}
+    select * from {{ ref("int_member_jaccards") }}
+
+),
+
+member_hops as (
+
+    select * from {{ ref("int_member_hops") }}
 
 ),
 
 settings as (
 
     select * from {{ ref("int_run_settings") }}
-
-),
-
-members as (
-
-    -- with their shingle-set group anchors: exact scoring works on anchors (int_shingle_sets)
-    select
-        clusters.*,
-        member_group.group_anchor_doc_id as anchor_doc_id,
-        representative_group.group_anchor_doc_id as representative_anchor_doc_id
-    from clusters
-    inner join groups as member_group on clusters.doc_id = member_group.doc_id
-    inner join groups as representative_group on clusters.representative_doc_id = representative_group.doc_id
-    where clusters.cluster_size > 1
-
-),
-
-representative_pairs as (
-
-    select distinct
-        least(anchor_doc_id, representative_anchor_doc_id) as low_doc_id,
-        greatest(anchor_doc_id, representative_anchor_doc_id) as high_doc_id
-    from members
-    where not is_representative
-
-),
-
-scored_anchor_pairs as (
-
-    -- most members are a candidate pair with their representative already: reuse that exact score
-    select distinct
-        least(left_anchor_doc_id, right_anchor_doc_id) as low_doc_id,
-        greatest(left_anchor_doc_id, right_anchor_doc_id) as high_doc_id,
-        jaccard
-    from scored_pairs
-
-),
-
-unscored_pairs as (
-
-    select representative_pairs.*
-    from representative_pairs
-    left join scored_anchor_pairs
-        on
-            representative_pairs.low_doc_id = scored_anchor_pairs.low_doc_id
-            and representative_pairs.high_doc_id = scored_anchor_pairs.high_doc_id
-    where scored_anchor_pairs.low_doc_id is null
-
-),
-
-computed_jaccard as (
-
-    {{ exact_jaccard("unscored_pairs", "shingle_sets") }}
-
-),
-
-representative_jaccard as (
-
-    select
-        scored_anchor_pairs.low_doc_id,
-        scored_anchor_pairs.high_doc_id,
-        scored_anchor_pairs.jaccard
-    from scored_anchor_pairs
-    inner join representative_pairs
-        on
-            scored_anchor_pairs.low_doc_id = representative_pairs.low_doc_id
-            and scored_anchor_pairs.high_doc_id = representative_pairs.high_doc_id
-
-    union all
-
-    select
-        low_doc_id,
-        high_doc_id,
-        jaccard
-    from computed_jaccard
-
-),
-
-hops as (
-
-    -- sqlfluff cannot parse DuckDB's USING KEY: this one statement is excluded from linting.
-    {{ hop_distances(hop_sources, hop_edges) }}  -- noqa: PRS
 
 ),
 
@@ -188,30 +97,27 @@ cluster_edges as (
 member_rows as (
 
     select
-        members.cluster_id,
-        members.cluster_size,
-        members.doc_id,
-        members.is_representative,
-        members.representative_doc_id,
+        clusters.cluster_id,
+        clusters.cluster_size,
+        clusters.doc_id,
+        clusters.is_representative,
+        clusters.representative_doc_id,
         case
-            when members.is_representative then 1.0 else representative_jaccard.jaccard
+            when clusters.is_representative then 1.0 else member_jaccards.jaccard_to_representative
         end as jaccard_to_representative,
         coalesce(edge_stats.accepted_edges, 0) as accepted_edges,
         edge_stats.min_edge_jaccard,
         edge_stats.max_edge_jaccard,
-        hops.hops as hops_from_representative,
+        member_hops.hops_from_representative,
         fingerprints.token_count,
         {{ star_except("documents", ref("stg_documents"), ["doc_id", "body", "body_hash"]) }}  -- noqa: RF02
-    from members
-    inner join documents on members.doc_id = documents.doc_id
-    inner join fingerprints on members.doc_id = fingerprints.doc_id
-    left join representative_jaccard
-        on
-            least(members.anchor_doc_id, members.representative_anchor_doc_id) = representative_jaccard.low_doc_id
-            and greatest(members.anchor_doc_id, members.representative_anchor_doc_id)
-            = representative_jaccard.high_doc_id
-    left join edge_stats on members.doc_id = edge_stats.doc_id
-    left join hops on members.doc_id = hops.node_id
+    from clusters
+    inner join documents on clusters.doc_id = documents.doc_id
+    inner join fingerprints on clusters.doc_id = fingerprints.doc_id
+    left join member_jaccards on clusters.doc_id = member_jaccards.doc_id
+    left join edge_stats on clusters.doc_id = edge_stats.doc_id
+    left join member_hops on clusters.doc_id = member_hops.doc_id
+    where clusters.cluster_size > 1
 
 ),
 

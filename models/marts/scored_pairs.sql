@@ -2,7 +2,7 @@
   Every LSH candidate pair scored with the exact Jaccard of its shingle sets and, as a diagnostic only,
   the MinHash signature overlap.  is_duplicate = jaccard >= threshold; the signature never decides.
 
-  Exact Jaccard (macros/exact_jaccard.sql) runs once per distinct pair of shingle-set groups; pairs of
+  Exact Jaccard (macros/algorithm/exact_jaccard.sql) runs once per distinct pair of shingle-set groups; pairs of
   identical documents reuse their group's score.
 -#}
 

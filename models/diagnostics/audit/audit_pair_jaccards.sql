@@ -5,7 +5,7 @@
   An exact all-pairs similarity join over group anchors (identical sets are one row): an inverted index
   on shingle hashes with prefix filtering (each set keeps its p = |S| - ceil(t |S|) + 1 rarest
   shingles; two sets with J >= t must share one of them) and size filtering (t |A| <= |B| <= |A| / t),
-  so common shingles never make it quadratic; the survivors are scored exactly by macros/exact_jaccard.
+  so common shingles never make it quadratic; the survivors are scored exactly by macros/algorithm/exact_jaccard.
 -#}
 {{ config(enabled=audit_enabled()) }}
 

@@ -1,0 +1,180 @@
+{#-
+  connected_components(nodes, edges): a select of (node_id, component_id) where component_id is the
+  smallest node_id reachable from node_id.  `nodes` has a column node_id; `edges` has columns src and
+  dst (either direction is enough).  Every node appears once, isolated nodes as their own component.
+
+  DuckDB: min-label propagation in a recursive CTE with USING KEY.  Each round only the nodes whose
+  label dropped push it to their neighbours, and the keyed working table keeps one row per node, so the
+  cost is about (edges x rounds), rounds being the graph's diameter, instead of the spec's transitive
+  closure, which materializes every reachable pair (quadratic in cluster size: a 20,000-document cluster
+  did not fit in 18 GB).
+-#}
+{% macro connected_components(nodes, edges) %}
+    {{- return(adapter.dispatch("connected_components", "web_text_dedup")(nodes, edges)) -}}
+{% endmacro %}
+
+{% macro duckdb__connected_components(nodes, edges) %}
+    with recursive
+    adjacency as ({{ undirected_edges(edges) }}),
+    labels (node_id, component_id) using key (node_id) as (
+        select node_id, node_id as component_id from {{ nodes }}
+        union
+        select
+            adjacency.dst as node_id,
+            min(labels.component_id) as component_id
+        from labels
+        inner join adjacency on labels.node_id = adjacency.src
+        inner join recurring.labels as current_label on adjacency.dst = current_label.node_id
+        group by adjacency.dst
+        having min(labels.component_id) < min(current_label.component_id)
+    )
+    select node_id, component_id from labels
+{% endmacro %}
+
+{#-
+  Spark has no recursive CTE with a keyed working table (4.1 has WITH RECURSIVE, UNION ALL only and
+  capped at 100 levels; 4.0 has none), so the Spark versions below keep their state in Parquet tables
+  named after the calling model (<schema>.<model>__cc_*, <schema>.<model>__hops*), rewritten each round
+  by run_query until nothing changes; the final ones (clusters__cc_edges: the stars,
+  int_member_hops__hops) stay until the next build so the model's query can read them; the other
+  scratch tables are dropped.
+-#}
+
+{#- Scratch table name for the calling model (schema-qualified). -#}
+{% macro _spark_scratch(suffix) %}
+    {{- return(this.schema ~ "." ~ this.identifier ~ "__" ~ suffix) -}}
+{% endmacro %}
+
+
+{%- macro _spark_replace_table(name, select_sql) -%}
+    {%- do run_query("drop table if exists " ~ name) -%}
+    {%- do run_query("create table " ~ name ~ " using parquet as " ~ select_sql) -%}
+{%- endmacro -%}
+
+
+{#-
+  Large-star / small-star (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014): the
+  edges (a, b), a > b, are rewritten each round by large-star (every neighbour larger than a node is
+  linked to the smallest of the node and its neighbours) then small-star (a node and its smaller
+  neighbours are linked to the smallest of them).  Both keep every component connected and the rounds
+  are O(log^2 n); the loop stops when the edges form stars (no edge's smaller end has a parent, no node
+  has two parents), whose centres are the smallest node ids of the components - DuckDB's labels.
+  Measured: a 1,200-node path with random ids converges in 8 rounds (min-label propagation with pointer
+  jumping took 489).  Isolated nodes never enter the tables (their component is themselves).  Var
+  graph_max_rounds (default 1000) stops a runaway loop.
+-#}
+{% macro spark__connected_components(nodes, edges) %}
+    {%- set edge_table = _spark_scratch("cc_edges") -%}
+    {%- set large_table = _spark_scratch("cc_large") -%}
+    {%- if execute -%}
+        {%- set max_rounds = var("graph_max_rounds") | int -%}
+        {%- do _spark_replace_table(edge_table,
+            "select distinct greatest(src, dst) as a, least(src, dst) as b from " ~ edges ~ " as e"
+            ~ " where src <> dst") -%}
+        {%- set state = {"rounds": 0, "unsettled": 1} -%}
+        {%- for round in range(max_rounds) if state.unsettled > 0 -%}
+            {%- do _spark_replace_table(large_table,
+                "with nb as (select a as u, b as v from " ~ edge_table ~ " union all select b as u, a as v from "
+                ~ edge_table ~ "), m as (select u, least(u, min(v)) as m from nb group by u)"
+                ~ " select distinct nb.v as a, m.m as b from nb inner join m on nb.u = m.u where nb.v > nb.u") -%}
+            {%- do _spark_replace_table(edge_table,
+                "with nb as (select a as u, b as v from " ~ large_table ~ " union all select b as u, a as v from "
+                ~ large_table ~ "), lower_nb as (select u, v from nb where v < u),"
+                ~ " m as (select u, min(v) as m from lower_nb group by u)"
+                ~ " select distinct lower_nb.v as a, m.m as b from lower_nb inner join m on lower_nb.u = m.u"
+                ~ " where lower_nb.v <> m.m union select m.u as a, m.m as b from m") -%}
+            {%- set unsettled = run_query(
+                "select (select count(*) from " ~ edge_table ~ " as c inner join " ~ edge_table
+                ~ " as p on c.b = p.a) + (select count(*) from (select a from " ~ edge_table
+                ~ " group by a having count(*) > 1) as several)").columns[0].values()[0] -%}
+            {%- do state.update({"rounds": round + 1, "unsettled": unsettled}) -%}
+        {%- endfor -%}
+        {%- do run_query("drop table if exists " ~ large_table) -%}
+        {%- if state.unsettled > 0 -%}
+            {{ exceptions.raise_compiler_error("connected_components: not converged after "
+                ~ max_rounds ~ " rounds (raise var graph_max_rounds)") }}
+        {%- endif -%}
+        {{ log("connected_components: converged after " ~ state.rounds ~ " round(s)", info=True) }}
+    {%- endif %}
+    select
+        cc_nodes.node_id,
+        coalesce(cc_stars.b, cc_nodes.node_id) as component_id
+    from {{ nodes }} as cc_nodes
+    left join {{ edge_table }} as cc_stars on cc_nodes.node_id = cc_stars.a
+{% endmacro %}
+
+
+{#-
+  hop_distances(sources, edges): a select of (node_id, hops): the number of accepted edges on the
+  shortest path from the nearest source (column node_id of `sources`) to every node reachable from one
+  (`edges` has src and dst; either direction is enough).  A breadth-first search: each round adds the
+  unvisited neighbours of the previous round's nodes, so each node and edge is handled once.
+-#}
+{% macro hop_distances(sources, edges) %}
+    {{- return(adapter.dispatch("hop_distances", "web_text_dedup")(sources, edges)) -}}
+{% endmacro %}
+
+{% macro duckdb__hop_distances(sources, edges) %}
+    with recursive
+    hop_adjacency as ({{ undirected_edges(edges) }}),
+    hops (node_id, hops) using key (node_id) as (
+        select node_id, 0 as hops from {{ sources }}
+        union
+        select
+            hop_adjacency.dst as node_id,
+            min(hops.hops) + 1 as hops
+        from hops
+        inner join hop_adjacency on hops.node_id = hop_adjacency.src
+        left join recurring.hops as seen on hop_adjacency.dst = seen.node_id
+        where seen.node_id is null
+        group by hop_adjacency.dst
+    )
+    select node_id, hops from hops
+{% endmacro %}
+
+{#-
+  Breadth-first search from every source at once: round k adds the unvisited neighbours of the nodes
+  found in round k - 1 with hops = k, until a round finds none.  One round per hop of the largest
+  eccentricity.
+-#}
+{% macro spark__hop_distances(sources, edges) %}
+    {%- set edge_table = _spark_scratch("hops_edges") -%}
+    {%- set hop_table = _spark_scratch("hops") -%}
+    {%- set frontier_table = _spark_scratch("hops_frontier") -%}
+    {%- if execute -%}
+        {%- set max_rounds = var("graph_max_rounds") | int -%}
+        {%- do _spark_replace_table(edge_table,
+            "select distinct src, dst from (select src, dst from " ~ edges ~ " as e1"
+            ~ " union all select dst as src, src as dst from " ~ edges ~ " as e2) as both_ways") -%}
+        {%- do _spark_replace_table(hop_table,
+            "select distinct node_id, 0 as hops from " ~ sources ~ " as s") -%}
+        {%- set state = {"found": 1} -%}
+        {%- for round in range(max_rounds) if state.found > 0 -%}
+            {%- do _spark_replace_table(frontier_table,
+                "select distinct e.dst as node_id, " ~ (round + 1) ~ " as hops"
+                ~ " from " ~ hop_table ~ " as h inner join " ~ edge_table ~ " as e on h.node_id = e.src"
+                ~ " left anti join " ~ hop_table ~ " as seen on e.dst = seen.node_id"
+                ~ " where h.hops = " ~ round) -%}
+            {%- set found = run_query("select count(*) from " ~ frontier_table).columns[0].values()[0] -%}
+            {%- if found > 0 -%}
+                {%- do run_query("insert into " ~ hop_table ~ " select node_id, hops from " ~ frontier_table) -%}
+            {%- endif -%}
+            {%- do state.update({"found": found}) -%}
+        {%- endfor -%}
+        {%- do run_query("drop table if exists " ~ frontier_table) -%}
+        {%- do run_query("drop table if exists " ~ edge_table) -%}
+        {%- if state.found > 0 -%}
+            {{ exceptions.raise_compiler_error("hop_distances: still finding nodes after "
+                ~ max_rounds ~ " rounds (raise var graph_max_rounds)") }}
+        {%- endif -%}
+    {%- endif %}
+    select node_id, hops from {{ hop_table }}
+{% endmacro %}
+
+
+{#- Both directions of every edge of `edges` (columns src, dst), each once. -#}
+{% macro undirected_edges(edges) -%}
+    select src, dst from {{ edges }}
+    union
+    select dst as src, src as dst from {{ edges }}
+{%- endmacro %}

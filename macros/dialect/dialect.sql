@@ -1,0 +1,233 @@
+{#-
+  Engine-specific SQL, one dispatched macro per difference.  Models call these and stay engine-neutral;
+  a new engine adds `<adapter>__<macro>` implementations here.
+-#}
+
+{#- A timestamp from a date or timestamp value or text; null when it cannot be parsed. -#}
+{% macro parse_timestamp(expression) %}
+    {{- return(adapter.dispatch("parse_timestamp", "web_text_dedup")(expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__parse_timestamp(expression) -%}
+    try_cast(cast({{ expression }} as varchar) as timestamp)
+{%- endmacro %}
+
+{% macro spark__parse_timestamp(expression) -%}
+    try_cast(cast({{ expression }} as string) as timestamp_ntz)
+{%- endmacro %}
+
+
+{#- Select-list items that turn one row with a list into one row per element. -#}
+{% macro explode_list(list_expression, value_alias) %}
+    {{- return(adapter.dispatch("explode_list", "web_text_dedup")(list_expression, value_alias)) -}}
+{% endmacro %}
+
+{% macro duckdb__explode_list(list_expression, value_alias) -%}
+    unnest({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+{% macro spark__explode_list(list_expression, value_alias) -%}
+    explode({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+
+{#- Like explode_list, plus the element's 0-based position. -#}
+{% macro explode_list_with_position(list_expression, position_alias, value_alias) %}
+    {{- return(adapter.dispatch("explode_list_with_position", "web_text_dedup")(
+        list_expression, position_alias, value_alias)) -}}
+{% endmacro %}
+
+{% macro duckdb__explode_list_with_position(list_expression, position_alias, value_alias) -%}
+    unnest(range(len({{ list_expression }}))) as {{ position_alias }},
+    unnest({{ list_expression }}) as {{ value_alias }}
+{%- endmacro %}
+
+{% macro spark__explode_list_with_position(list_expression, position_alias, value_alias) -%}
+    posexplode({{ list_expression }}) as ({{ position_alias }}, {{ value_alias }})
+{%- endmacro %}
+
+
+{#- Fraction of positions where two equal-length signatures agree (0.0 for empty lists). -#}
+{% macro signature_overlap(left_list, right_list) %}
+    {{- return(adapter.dispatch("signature_overlap", "web_text_dedup")(left_list, right_list)) -}}
+{% endmacro %}
+
+{% macro duckdb__signature_overlap(left_list, right_list) -%}
+    coalesce(
+        len(list_filter(list_zip({{ left_list }}, {{ right_list }}), lambda p: p[1] = p[2]))
+        / nullif(len({{ left_list }}), 0),
+        0.0
+    )
+{%- endmacro %}
+
+{% macro spark__signature_overlap(left_list, right_list) -%}
+    coalesce(
+        aggregate(
+            zip_with({{ left_list }}, {{ right_list }}, (l, r) -> case when l = r then 1 else 0 end),
+            0, (agreeing, x) -> agreeing + x
+        ) / nullif(size({{ left_list }}), 0),
+        0.0
+    )
+{%- endmacro %}
+
+
+{#- Up to `max_items` values of `expression`, ordered by `order_by`, joined into one string (an aggregate). -#}
+{% macro agg_join(expression, order_by, max_items, separator="', '") %}
+    {{- return(adapter.dispatch("agg_join", "web_text_dedup")(expression, order_by, max_items, separator)) -}}
+{% endmacro %}
+
+{% macro duckdb__agg_join(expression, order_by, max_items, separator) -%}
+    array_to_string(list_slice(list({{ expression }} order by {{ order_by }}), 1, {{ max_items }}), {{ separator }})
+    || case when count(*) > {{ max_items }} then ' ...' else '' end
+{%- endmacro %}
+
+{% macro spark__agg_join(expression, order_by, max_items, separator) -%}
+    array_join(
+        slice(
+            transform(array_sort(collect_list(struct({{ order_by }} as k, {{ expression }} as v))), x -> x.v),
+            1, {{ max_items }}
+        ),
+        {{ separator }}
+    )
+    || case when count(*) > {{ max_items }} then ' ...' else '' end
+{%- endmacro %}
+
+
+{#- Stop the query with `message_expression` (a string expression) as the error message. -#}
+{% macro raise_error(message_expression) %}
+    {{- return(adapter.dispatch("raise_error", "web_text_dedup")(message_expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__raise_error(message_expression) -%}
+    error({{ message_expression }})
+{%- endmacro %}
+
+{% macro spark__raise_error(message_expression) -%}
+    raise_error({{ message_expression }})
+{%- endmacro %}
+
+
+{#- A relation with one column `i` holding the integers 0 .. n - 1. -#}
+{% macro integer_series(n) %}
+    {{- return(adapter.dispatch("integer_series", "web_text_dedup")(n)) -}}
+{% endmacro %}
+
+{% macro duckdb__integer_series(n) -%}
+    (select range as i from range({{ n }}))
+{%- endmacro %}
+
+{% macro spark__integer_series(n) -%}
+    (select id as i from range({{ n }}))
+{%- endmacro %}
+
+
+{#-
+  The 1-based position of each row in the input (a select-list expression), for error messages.  Spark
+  has no unordered row_number(): monotonically_increasing_id() + 1 is unique and follows the input
+  order, and is consecutive within each input split (one split for files up to 128 MB).
+-#}
+{% macro input_row_number() %}
+    {{- return(adapter.dispatch("input_row_number", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro duckdb__input_row_number() -%}
+    row_number() over ()
+{%- endmacro %}
+
+{% macro spark__input_row_number() -%}
+    (monotonically_increasing_id() + 1)
+{%- endmacro %}
+
+
+{#-
+  Select-list items: every column of `alias` except `columns`.  `relation` is the relation behind the
+  alias; engines without `* exclude` list its columns from the catalog.
+-#}
+{% macro star_except(alias, relation, columns) %}
+    {{- return(adapter.dispatch("star_except", "web_text_dedup")(alias, relation, columns)) -}}
+{% endmacro %}
+
+{% macro duckdb__star_except(alias, relation, columns) -%}
+    {{ alias }}.* exclude ({{ columns | join(", ") }})
+{%- endmacro %}
+
+{% macro spark__star_except(alias, relation, columns) -%}
+    {%- if not execute -%}{{ return(alias ~ ".*") }}{%- endif -%}
+    {%- set excluded = columns | map("lower") | list -%}
+    {%- set kept = [] -%}
+    {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- if column.name | lower not in excluded -%}
+            {%- do kept.append(alias ~ "." ~ adapter.quote(column.name)) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ kept | join(",\n        ") }}
+{%- endmacro %}
+
+
+{#- P(candidate | J) for LSH with `bands` bands of `rows` rows: 1 - (1 - J^rows)^bands. -#}
+{% macro lsh_candidate_probability(jaccard, rows, bands) -%}
+    (1 - power(1 - power({{ jaccard }}, {{ rows }}), {{ bands }}))
+{%- endmacro %}
+
+
+{#- The keyword that makes a CTE an optimization fence, where the engine has one (DuckDB: materialized). -#}
+{% macro materialized_cte() %}
+    {{- return(adapter.dispatch("materialized_cte", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro default__materialized_cte() %}{% endmacro %}
+
+{% macro duckdb__materialized_cte() %}materialized{% endmacro %}
+
+
+{#-
+  delete_rows_without_match(relation, reference, key): a post-hook of the incremental models that deletes
+  the rows of `relation` whose key is no longer in `reference` (documents that left the input).  Tables
+  rebuilt in full (Spark) have none: nothing to do.
+-#}
+{% macro delete_rows_without_match(relation, reference, key) %}
+    {{- return(adapter.dispatch("delete_rows_without_match", "web_text_dedup")(relation, reference, key)) -}}
+{% endmacro %}
+
+{% macro default__delete_rows_without_match(relation, reference, key) %}{% endmacro %}
+
+{% macro duckdb__delete_rows_without_match(relation, reference, key) %}
+    delete from {{ relation }} as kept
+    where not exists (select 1 from {{ reference }} as present where present.{{ key }} = kept.{{ key }})
+{% endmacro %}
+
+
+{#- avg(expression) summed in a fixed order where the engine allows it: the same mean to the last bit. -#}
+{% macro ordered_avg(expression, order_by) %}
+    {{- return(adapter.dispatch("ordered_avg", "web_text_dedup")(expression, order_by)) -}}
+{% endmacro %}
+
+{% macro default__ordered_avg(expression, order_by) %}avg({{ expression }}){% endmacro %}
+
+{% macro duckdb__ordered_avg(expression, order_by) %}avg({{ expression }} order by {{ order_by }}){% endmacro %}
+
+
+{#-
+  A 63-bit hash of a text as a non-negative bigint: stg_documents stores it beside each body, so that
+  incremental builds see changed pages without reading bodies again (DuckDB's string hash; Spark's
+  xxhash64).  The engines' values differ; each compares only with its own.
+-#}
+{% macro text_hash(expression) %}
+    {{- return(adapter.dispatch("text_hash", "web_text_dedup")(expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__text_hash(expression) -%}
+    cast(hash({{ expression }}) >> 1 as bigint)
+{%- endmacro %}
+
+{% macro spark__text_hash(expression) -%}
+    shiftright(xxhash64({{ expression }}), 1)
+{%- endmacro %}
+
+
+{#- The name of the macro adapter.dispatch picks for name on this engine (the manifest reports it). -#}
+{% macro implementation(name) %}
+    {#- through a variable: dbt's static parser only accepts a literal macro name in adapter.dispatch(...) -#}
+    {%- set dispatch = adapter.dispatch -%}
+    {{- return(dispatch(name, "web_text_dedup").get_name()) -}}
+{% endmacro %}

@@ -1,0 +1,215 @@
+{#
+  documents_input(): where the documents come from.
+
+  Without var documents_path nor a WARC var: the checked-in seed `documents`.  With documents_path: a CSV
+  or Parquet file, a glob, or a folder of such files (relative paths resolve from the directory dbt runs
+  in, the project root).  With var warc_paths or warc_ranges_path: the extracted rows of the Python model
+  stg_warc_records (base columns + WARC lineage).  Setting documents_path and a WARC var is an error.
+  Required columns are checked before any work, in every file; a missing one stops the build with a
+  message naming it and the file.  Returns {"relation": <from-clause SQL>, "columns": [input column
+  names], "label": ...}.
+#}
+{% macro documents_input() %}
+    {%- set seed_relation = ref("documents") -%}
+    {%- set path = var("documents_path") | string | trim -%}
+    {%- set has_path = path not in ("", "none", "None") -%}
+    {%- if has_path and warc_input_enabled() -%}
+        {{ exceptions.raise_compiler_error(
+            "set either documents_path or warc_paths / warc_ranges_path, not both (documents_path '"
+            ~ path ~ "', " ~ warc_input_label() ~ ")") }}
+    {%- endif -%}
+    {%- if warc_input_enabled() -%}
+        {%- set columns = warc_document_columns() -%}
+        {%- set relation = "(select " ~ (columns | join(", ")) ~ " from " ~ ref("stg_warc_records")
+            ~ " where status = 'extracted')" -%}
+        {{ return({"relation": relation, "columns": columns, "label": warc_input_label()}) }}
+    {%- elif not has_path -%}
+        {%- set relation = seed_relation | string -%}
+        {%- set label = "seed 'documents'" -%}
+    {%- else -%}
+        {%- set relation = read_documents_files(path) -%}
+        {%- set label = "documents_path '" ~ path ~ "'" -%}
+    {%- endif -%}
+    {%- set columns = [] -%}
+    {%- if execute -%}
+        {%- set described = run_query("describe select * from " ~ relation) -%}
+        {%- for row in described.rows -%}{%- do columns.append(row[0]) -%}{%- endfor -%}
+        {%- set missing = missing_document_columns(columns) -%}
+        {%- if missing -%}
+            {{ exceptions.raise_compiler_error(
+                label ~ " is missing required column(s): " ~ (missing | join(", "))
+                ~ " (found: " ~ (columns | join(", ")) ~ ")") }}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return({"relation": relation, "columns": columns, "label": label}) }}
+{% endmacro %}
+
+
+{#- The required input columns absent from `columns` (case-insensitive). -#}
+{% macro missing_document_columns(columns) %}
+    {%- set lowered = columns | map("lower") | list -%}
+    {%- set missing = [] -%}
+    {%- for required in ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
+        {%- if required not in lowered -%}{%- do missing.append(required) -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(missing) }}
+{% endmacro %}
+
+
+{#- True when var warc_paths or warc_ranges_path is set: the documents come from stg_warc_records. -#}
+{% macro warc_input_enabled() %}
+    {{ return(var("warc_paths") | string | trim not in ("", "none", "None")
+        or var("warc_ranges_path") | string | trim not in ("", "none", "None")) }}
+{% endmacro %}
+
+
+{#- True when the input is the checked-in fixture (the fixture's count tests run only then). -#}
+{% macro is_fixture_input() %}
+    {{ return(var("documents_path") in ("", none) and not warc_input_enabled()) }}
+{% endmacro %}
+
+
+{% macro warc_input_label() %}
+    {%- set parts = [] -%}
+    {%- for name in ["warc_paths", "warc_ranges_path"] -%}
+        {%- set value = var(name, "") | string | trim -%}
+        {%- if value not in ("", "none", "None") -%}{%- do parts.append(name ~ " '" ~ value ~ "'") -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(parts | join(" and ")) }}
+{% endmacro %}
+
+
+{#- The columns of an extracted WARC record that stg_documents carries: base columns, then lineage. -#}
+{% macro warc_document_columns() %}
+    {{ return([
+        "doc_id", "source", "domain", "crawled_at", "title", "body",
+        "url", "warc_filename", "warc_record_offset", "warc_record_length", "warc_record_id",
+        "content_digest", "warc_date", "http_status", "content_type", "charset"]) }}
+{% endmacro %}
+
+
+{% macro read_documents_files(path) %}
+    {{ return(adapter.dispatch("read_documents_files", "web_text_dedup")(path)) }}
+{% endmacro %}
+
+
+{% macro duckdb__read_documents_files(path) %}
+    {%- set lowered = path | lower -%}
+    {%- set is_csv = lowered.endswith(".csv") or lowered.endswith(".csv.gz") or lowered.endswith(".tsv") -%}
+    {%- set is_parquet = lowered.endswith(".parquet") or lowered.endswith(".pq") -%}
+    {%- set pattern = path -%}
+    {%- if not (is_csv or is_parquet) -%}
+        {#- a folder: take its Parquet files if it has any, else its CSV files -#}
+        {%- set folder = path.rstrip("/") -%}
+        {%- set parquet_pattern = folder ~ "/**/*.parquet" -%}
+        {%- set csv_pattern = folder ~ "/**/*.csv" -%}
+        {%- set is_parquet = true -%}
+        {%- set pattern = parquet_pattern -%}
+        {%- if execute -%}
+            {%- set found = run_query(
+                "select count(*) from glob(" ~ sql_string(parquet_pattern) ~ ")").columns[0].values()[0] -%}
+            {%- set found_csv = run_query(
+                "select count(*) from glob(" ~ sql_string(csv_pattern) ~ ")").columns[0].values()[0] -%}
+            {%- if found == 0 and found_csv == 0 -%}
+                {{ exceptions.raise_compiler_error(
+                    "documents_path '" ~ path ~ "' is not a .csv or .parquet file and no CSV or Parquet"
+                    ~ " files were found under it") }}
+            {%- elif found > 0 and found_csv > 0 -%}
+                {#- never drop one kind silently: the user names the files wanted with a glob -#}
+                {{ exceptions.raise_compiler_error(
+                    "documents_path '" ~ path ~ "' holds both Parquet (" ~ found ~ ") and CSV (" ~ found_csv
+                    ~ ") files: name the ones to read with a glob such as '" ~ parquet_pattern ~ "'") }}
+            {%- elif found == 0 -%}
+                {%- set is_parquet = false -%}
+                {%- set pattern = csv_pattern -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if is_parquet -%}
+        {%- set reader = "read_parquet({}, union_by_name = true)" -%}
+    {%- else -%}
+        {%- set reader = "read_csv({}, header = true, all_varchar = true, union_by_name = true, strict_mode = true)" -%}
+    {%- endif -%}
+    {%- if execute -%}
+        {#- several files are read as one union: check each file's columns, so that a file without a
+            required column stops the build (named) instead of contributing nulls -#}
+        {%- set files = run_query("select file from glob(" ~ sql_string(pattern) ~ ") order by file") -%}
+        {%- if files.rows | length > 1 -%}
+            {%- for file_row in files.rows -%}
+                {%- set file_columns = [] -%}
+                {%- set described = run_query(
+                    "describe select * from " ~ reader.format(sql_string(file_row[0]))) -%}
+                {%- for row in described.rows -%}{%- do file_columns.append(row[0]) -%}{%- endfor -%}
+                {%- set missing = missing_document_columns(file_columns) -%}
+                {%- if missing -%}
+                    {{ exceptions.raise_compiler_error(
+                        "documents_path '" ~ path ~ "': file '" ~ file_row[0] ~ "' is missing required column(s): "
+                        ~ (missing | join(", ")) ~ " (found: " ~ (file_columns | join(", ")) ~ ")") }}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return(reader.format(sql_string(pattern))) }}
+{% endmacro %}
+
+{#-
+  documents_path on Spark: Parquet files, globs and folders are read directly; CSV (header, all
+  columns as text, quoted newlines allowed) through a temporary view.
+-#}
+{% macro spark__read_documents_files(path) %}
+    {%- set lowered = path | lower -%}
+    {%- if "`" in path -%}
+        {{ exceptions.raise_compiler_error("documents_path '" ~ path ~ "' must not contain a backtick") }}
+    {%- endif -%}
+    {%- if lowered.endswith(".csv") or lowered.endswith(".csv.gz") or lowered.endswith(".tsv") -%}
+        {%- if execute -%}
+            {%- do run_query("create or replace temporary view webdedup_documents_csv using csv options (path "
+                ~ sql_string(path) ~ ", header 'true', multiLine 'true', escape '\"', inferSchema 'false'"
+                ~ (", sep '\\t'" if lowered.endswith(".tsv") else "") ~ ")") -%}
+        {%- endif -%}
+        {{ return("webdedup_documents_csv") }}
+    {%- endif -%}
+    {{ return("parquet.`" ~ path ~ "`") }}
+{% endmacro %}
+
+
+{#-
+  changed_documents_only(alias, typed_columns, input_relation): the where condition of stg_documents.
+  On an incremental build it keeps the input rows that are new or differ from the stored row (the body
+  compared by body_hash, every other column by value); on a full build, or when the stored table's
+  columns or types differ from the input's (a new lineage column, say), it keeps every row, so all of
+  them are written again.  `typed_columns` is stg_documents' select list over the input (aliased source).
+-#}
+{% macro changed_documents_only(alias, typed_columns, input_relation) %}
+    {%- if not (execute and is_incremental()) -%}{{ return("true") }}{%- endif -%}
+    {%- set stored = [] -%}
+    {%- for column in adapter.get_columns_in_relation(this) -%}
+        {%- do stored.append((column.name | lower, column.dtype | upper)) -%}
+    {%- endfor -%}
+    {%- set wanted = [] -%}
+    {%- set described = run_query("describe select " ~ typed_columns ~ " from " ~ input_relation ~ " as source") -%}
+    {%- for row in described.rows -%}{%- do wanted.append((row[0] | lower, row[1] | upper)) -%}{%- endfor -%}
+    {%- if stored | sort != wanted | sort -%}
+        {{ log("stg_documents: the input's columns or types changed since the last build: every row is"
+            ~ " written again", info=True) }}
+        {{ return("true") }}
+    {%- endif -%}
+    {%- set matches = ["previous.doc_id = " ~ alias ~ ".doc_id", "previous.body_hash = " ~ alias ~ ".body_hash"] -%}
+    {%- for row in described.rows if row[0] | lower not in ("doc_id", "body", "body_hash") -%}
+        {%- set column = adapter.quote(row[0]) -%}
+        {%- do matches.append("previous." ~ column ~ " is not distinct from " ~ alias ~ "." ~ column) -%}
+    {%- endfor -%}
+    {{ return("not exists (select 1 from " ~ this ~ " as previous where "
+        ~ (matches | join("\n        and ")) ~ ")") }}
+{% endmacro %}
+
+
+{#-
+  delete_documents_not_in_input(): post-hook of the incremental stg_documents: deletes the stored rows of
+  documents that left the input since the last build.
+-#}
+{% macro delete_documents_not_in_input() %}
+    {%- if not (execute and is_incremental()) -%}{{ return("select 1") }}{%- endif -%}
+    {{ return(delete_rows_without_match(
+        this, "(select cast(doc_id as string) as doc_id from " ~ documents_input().relation ~ ")", "doc_id")) }}
+{% endmacro %}

@@ -1,0 +1,137 @@
+{#-
+  export_output(): the marts' post-hook (dbt_project.yml).  Writes the model's output file, named with its
+  row order in var output_files (CSV, Parquet or JSON by extension), in that fixed row order, so reruns
+  give byte-identical files.
+
+  Files are written to this run's hidden staging folder (staging_dir() below); the on-run-end hook
+  publish_outputs moves them into <output_dir> (one rename each, manifest.json last) only when the whole
+  run succeeded, and discards them otherwise.  A failed or killed build therefore
+  leaves the previous run's complete set of outputs untouched.
+-#}
+{% macro export_output() %}
+    {%- set output = var("output_files").get(model.name) -%}
+    {%- if output is none -%}
+        {{ exceptions.raise_compiler_error("export_output: model " ~ model.name
+            ~ " is exported (it is a mart) but has no entry in var output_files") }}
+    {%- endif -%}
+    {{- return(adapter.dispatch("export_output", "web_text_dedup")(output.file, output.order_by)) -}}
+{% endmacro %}
+
+{% macro duckdb__export_output(file_name, order_by) %}
+    {%- set extension = file_name.split(".")[-1] | lower -%}
+    {%- set options = {
+        "csv": "format csv, header true",
+        "parquet": "format parquet, compression zstd, row_group_size 10000",
+        "json": "format json",
+    } -%}
+    {%- if extension not in options -%}
+        {{ exceptions.raise_compiler_error("export_output: unsupported output file type '" ~ file_name ~ "'") }}
+    {%- endif -%}
+    copy (select * from {{ this }}{% if order_by %} order by {{ order_by }}{% endif %})
+    to {{ sql_string(staging_dir() ~ "/" ~ file_name) }} ({{ options[extension] }})
+{% endmacro %}
+
+{#-
+  Spark's writer puts one part file (one partition: REPARTITION(1), then SORT BY inside it) into a
+  hidden folder in the staging folder; webdedup_finalize_export (a Python function of the
+  registry webdedup/engines/udfs.py) renames it to the output's name.  Every row passes through one task, as
+  DuckDB's COPY writes one file; for outputs too big for one task, write the part folder instead and
+  skip the rename (the files are Spark's Parquet/CSV parts, same columns).  order_by none means the
+  first column.
+-#}
+{% macro spark__export_output(file_name, order_by) %}
+    {%- set extension = file_name.split(".")[-1] | lower -%}
+    {%- set options = {
+        "csv": "using csv options (header 'true', escape '\"', nullValue '', emptyValue '\"\"',"
+            ~ " timestampNTZFormat 'yyyy-MM-dd HH:mm:ss', timestampFormat 'yyyy-MM-dd HH:mm:ssXXX',"
+            ~ " dateFormat 'yyyy-MM-dd')",
+        "parquet": "using parquet options (compression 'zstd')",
+        "json": "using json options (ignoreNullFields 'false', timestampNTZFormat 'yyyy-MM-dd HH:mm:ss')",
+    } -%}
+    {%- if extension not in options -%}
+        {{ exceptions.raise_compiler_error("export_output: unsupported output file type '" ~ file_name ~ "'") }}
+    {%- endif -%}
+    {%- if not execute -%}{{ return("select 1") }}{%- endif -%}
+    {%- set sort_key = order_by or adapter.get_columns_in_relation(this)[0].name -%}
+    {%- set staging = staging_dir() -%}
+    {%- set parts_dir = staging ~ "/.parts-" ~ file_name -%}
+    {%- do run_query("insert overwrite directory " ~ sql_string(parts_dir) ~ " " ~ options[extension]
+        ~ " select /*+ repartition(1) */ * from " ~ this ~ " sort by " ~ sort_key) -%}
+    {#- run_query fetches the result: dbt-spark's session cursor would leave a hook's select unevaluated -#}
+    {%- do run_query("select webdedup_finalize_export(" ~ sql_string(parts_dir) ~ ", "
+        ~ sql_string(staging ~ "/" ~ file_name) ~ ")") -%}
+    select 1
+{% endmacro %}
+
+
+{#-
+  export_text_files(name_column, text_column): a post-hook that writes each row's text_column to the file
+  named by name_column in this run's staging folder (the SVG pictures of lsh_pictures); they are
+  published with the other output files.
+-#}
+{% macro export_text_files(name_column, text_column) %}
+    {{- return(adapter.dispatch("export_text_files", "web_text_dedup")(name_column, text_column)) -}}
+{% endmacro %}
+
+{% macro duckdb__export_text_files(name_column, text_column) %}
+    select webdedup_write_text({{ sql_string(staging_dir() ~ "/") }} || {{ name_column }}, {{ text_column }})
+    from {{ this }}
+{% endmacro %}
+
+{% macro spark__export_text_files(name_column, text_column) %}
+    {#- run_query fetches the result: dbt-spark's session cursor would leave a hook's select unevaluated -#}
+    {%- if execute -%}
+        {%- do run_query("select webdedup_write_text(concat(" ~ sql_string(staging_dir() ~ "/") ~ ", "
+            ~ name_column ~ "), " ~ text_column ~ ") from " ~ this) -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
+
+{#-
+  This run's staging folder for output files, <output_dir>/.staging-<invocation id> (absolute; the name is
+  webdedup/outputs/files.py's), created when create is true: only the exports create it, so compiling
+  (sqlfluff, docs generate) leaves no folders behind.
+-#}
+{% macro staging_dir(create=true) %}
+    {%- if not execute -%}{{ return(var("output_dir") ~ "/<staging folder of this run>") }}{%- endif -%}
+    {{ return(run_query("select webdedup_staging_dir(" ~ sql_string(var("output_dir")) ~ ", "
+        ~ sql_string(invocation_id) ~ ", " ~ (create | string | lower) ~ ")").columns[0].values()[0]) }}
+{% endmacro %}
+
+
+{#-
+  publish_outputs(results): on-run-end hook.  After a `dbt build` or `dbt run` in which nothing failed,
+  moves this run's staged output files into <output_dir> (manifest.json last) and removes staging
+  folders; otherwise discards this run's staging folder and leaves the published outputs as they were.
+-#}
+{% macro publish_outputs(results) %}
+    {%- if not execute or flags.WHICH not in ("build", "run") -%}{{ return("select 1") }}{%- endif -%}
+    {%- set staging = staging_dir(create=false) -%}
+    {%- if run_succeeded(results) -%}
+        {%- set message = run_query("select webdedup_publish_outputs(" ~ sql_string(staging) ~ ", "
+            ~ sql_string(output_dir()) ~ ")").columns[0].values()[0] -%}
+    {%- else -%}
+        {%- set message = "outputs not published (the run did not succeed); "
+            ~ run_query("select webdedup_discard_dir(" ~ sql_string(staging) ~ ")").columns[0].values()[0] -%}
+    {%- endif -%}
+    {{ log("publish_outputs: " ~ message, info=True) }}
+    {{ return("select 1") }}
+{% endmacro %}
+
+
+{#- True when no node of the run errored, failed or was skipped. -#}
+{% macro run_succeeded(results) %}
+    {%- for result in results -%}
+        {%- if result.status in ("error", "fail", "skipped", "runtime error") -%}{{ return(false) }}{%- endif -%}
+    {%- endfor -%}
+    {{ return(true) }}
+{% endmacro %}
+
+
+{#- The absolute output folder (var output_dir, relative to the project root), created if missing. -#}
+{% macro output_dir() %}
+    {%- if not execute -%}{{ return(var("output_dir")) }}{%- endif -%}
+    {%- set result = run_query("select webdedup_prepare_dir(" ~ sql_string(var("output_dir")) ~ ")") -%}
+    {{ return(result.columns[0].values()[0]) }}
+{% endmacro %}

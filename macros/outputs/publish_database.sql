@@ -1,0 +1,33 @@
+{#-
+  publish_database(results): an on-run-end hook that publishes the database analysts read.
+
+  dbt builds into the build file (profile path, DEDUP_DB_PATH, default target/web_text_dedup.duckdb).
+  When a `dbt build` or `dbt run` finished without an error, failure or skip, the build file is
+  checkpointed and copied to <DEDUP_PUBLISH_DIR>/<same file name> (default: the project root) under a
+  temporary name, then renamed into place (webdedup/outputs/files.py).  An analyst's open read-only
+  connection keeps reading the previous complete file; new connections see the new complete file; the
+  build never waits for, or is blocked by, readers.  A failed build publishes nothing.
+-#}
+{% macro publish_database(results) %}
+    {{- return(adapter.dispatch("publish_database", "web_text_dedup")(results)) -}}
+{% endmacro %}
+
+{% macro default__publish_database(results) %}
+    {{- return("select 1") -}}
+{% endmacro %}
+
+{% macro duckdb__publish_database(results) %}
+    {%- if not execute or flags.WHICH not in ("build", "run") -%}{{ return("select 1") }}{%- endif -%}
+    {%- set publish_dir = env_var("DEDUP_PUBLISH_DIR", ".") -%}
+    {%- if publish_dir in ("", "none") -%}{{ return("select 1") }}{%- endif -%}
+    {%- if not run_succeeded(results) -%}
+        {{ log("publish_database: not published (the run did not succeed)", info=True) }}
+        {{ return("select 1") }}
+    {%- endif -%}
+    {#- the build file is attached as target.database (profiles.yml) -#}
+    {%- do run_query("checkpoint " ~ adapter.quote(target.database)) -%}
+    {%- set published = run_query("select webdedup_publish_database(path, " ~ sql_string(publish_dir)
+        ~ ") from duckdb_databases() where database_name = " ~ sql_string(target.database)).columns[0].values()[0] -%}
+    {{ log("publish_database: " ~ published, info=True) }}
+    {{ return("select 1") }}
+{% endmacro %}

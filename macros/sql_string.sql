@@ -1,8 +1,0 @@
-{#- A SQL string literal with embedded quotes escaped: the only way user-supplied text reaches SQL. -#}
-{% macro sql_string(value) %}
-    {{- return(adapter.dispatch("sql_string", "web_text_dedup")(value)) -}}
-{% endmacro %}
-
-{% macro default__sql_string(value) %}
-    {{- return("'" ~ (value | string | replace("'", "''")) ~ "'") -}}
-{% endmacro %}

@@ -1,0 +1,122 @@
+{#-
+  Grain: one row per member of a multi-member cluster that is not its representative.  Why: the exact
+  Jaccard of each member to the representative kept for it is what a reviewer (and cluster_inspection's
+  is_chained) needs, and most of these pairs were scored already as candidates: their score is reused,
+  only the rest are scored here (on shingle-set group anchors, as scored_pairs does).
+-#}
+
+with
+
+clusters as (
+
+    select * from {{ ref("clusters") }}
+
+),
+
+groups as (
+
+    select * from {{ ref("int_shingle_set_groups") }}
+
+),
+
+shingle_sets as (
+
+    select * from {{ ref("int_shingle_sets") }}
+
+),
+
+scored_pairs as (
+
+    select * from {{ ref("scored_pairs") }}
+
+),
+
+members as (
+
+    -- with their shingle-set group anchors: exact scoring works on anchors (int_shingle_sets)
+    select
+        clusters.doc_id,
+        member_group.group_anchor_doc_id as anchor_doc_id,
+        representative_group.group_anchor_doc_id as representative_anchor_doc_id
+    from clusters
+    inner join groups as member_group on clusters.doc_id = member_group.doc_id
+    inner join groups as representative_group on clusters.representative_doc_id = representative_group.doc_id
+    where clusters.cluster_size > 1 and not clusters.is_representative
+
+),
+
+representative_pairs as (
+
+    select distinct
+        least(anchor_doc_id, representative_anchor_doc_id) as low_doc_id,
+        greatest(anchor_doc_id, representative_anchor_doc_id) as high_doc_id
+    from members
+
+),
+
+scored_anchor_pairs as (
+
+    -- most members are a candidate pair with their representative already: reuse that exact score
+    select distinct
+        least(left_anchor_doc_id, right_anchor_doc_id) as low_doc_id,
+        greatest(left_anchor_doc_id, right_anchor_doc_id) as high_doc_id,
+        jaccard
+    from scored_pairs
+
+),
+
+unscored_pairs as (
+
+    select representative_pairs.*
+    from representative_pairs
+    left join scored_anchor_pairs
+        on
+            representative_pairs.low_doc_id = scored_anchor_pairs.low_doc_id
+            and representative_pairs.high_doc_id = scored_anchor_pairs.high_doc_id
+    where scored_anchor_pairs.low_doc_id is null
+
+),
+
+computed_jaccard as (
+
+    {{ exact_jaccard("unscored_pairs", "shingle_sets") }}
+
+),
+
+representative_jaccard as (
+
+    select
+        scored_anchor_pairs.low_doc_id,
+        scored_anchor_pairs.high_doc_id,
+        scored_anchor_pairs.jaccard
+    from scored_anchor_pairs
+    inner join representative_pairs
+        on
+            scored_anchor_pairs.low_doc_id = representative_pairs.low_doc_id
+            and scored_anchor_pairs.high_doc_id = representative_pairs.high_doc_id
+
+    union all
+
+    select
+        low_doc_id,
+        high_doc_id,
+        jaccard
+    from computed_jaccard
+
+),
+
+final as (
+
+    select
+        members.doc_id,
+        representative_jaccard.jaccard as jaccard_to_representative
+    from members
+    left join representative_jaccard
+        on
+            least(members.anchor_doc_id, members.representative_anchor_doc_id) = representative_jaccard.low_doc_id
+            and greatest(members.anchor_doc_id, members.representative_anchor_doc_id)
+            = representative_jaccard.high_doc_id
+
+)
+
+select * from final

@@ -1,0 +1,150 @@
+"""Incremental builds: a folder that gains batches, documents that change or leave, and new settings all
+give exactly the outputs of a full build on the same input (compared file by file and table by table)."""
+
+import itertools
+import re
+import shutil
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from benchmarks import generate_corpus
+from tests.python.helpers.dbt_runner import run_dbt
+
+OUTPUTS = [
+    "fingerprinted.parquet",
+    "scored_pairs.parquet",
+    "duplicate_pairs.csv",
+    "clusters.csv",
+    "cluster_inspection.csv",
+    "deduped_documents.parquet",
+    "candidate_summary.csv",
+]
+TABLES = [
+    "stg_documents",
+    "int_fingerprints",
+    "int_shingle_sets",
+    "int_candidate_pairs",
+    "clusters",
+    "cluster_inspection",
+]
+
+
+def _build(work, name, folder, extra_vars=None):
+    (work / name).mkdir(exist_ok=True)
+    result = run_dbt(
+        ["build"],
+        db_path=work / name / "db.duckdb",
+        dbt_vars={"documents_path": str(folder), "output_dir": str(work / name / "out")} | (extra_vars or {}),
+    )
+    done = re.findall(r"\[fingerprints\] done: ([\d,]+) documents", result.stdout)
+    return int(done[-1].replace(",", ""))
+
+
+def _rows(path):
+    return duckdb.sql(f"select * from '{path}' order by all").fetchall()
+
+
+def _table(db_path, table):
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        return con.sql(f"select * from {table} order by all").fetchall()
+
+
+def _assert_same_as_full_build(work, folder, incremental, extra_vars=None):
+    full = f"full-{incremental}"
+    shutil.rmtree(work / full, ignore_errors=True)
+    _build(work, full, folder, extra_vars)
+    for name in OUTPUTS:
+        assert _rows(work / incremental / "out" / name) == _rows(work / full / "out" / name), name
+    for table in TABLES:
+        incremental_rows = _table(work / incremental / "db.duckdb", table)
+        assert incremental_rows == _table(work / full / "db.duckdb", table), table
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    table = generate_corpus.generate(1500, seed=5)
+    assert table.num_rows == 1500
+    return table
+
+
+def test_batches_added_one_by_one_equal_one_full_build(tmp_path, corpus):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    thirds = [corpus.slice(0, 500), corpus.slice(500, 500), corpus.slice(1000, 500)]
+    clusters = []
+    for i, batch in enumerate(thirds, start=1):
+        pq.write_table(batch, folder / f"batch-{i}.parquet")
+        assert _build(tmp_path, "incremental", folder) == 500  # only the new batch is fingerprinted
+        rows = _rows(tmp_path / "incremental" / "out" / "clusters.csv")
+        clusters.append({doc_id: cluster_id for cluster_id, doc_id, *_ in rows})
+    _assert_same_as_full_build(tmp_path, folder, "incremental")
+
+    # a cluster keeps its id when a later batch adds members; it changes only when clusters merge
+    for before, after in itertools.pairwise(clusters):
+        for cluster_id in set(before.values()):
+            members = [doc_id for doc_id, c in before.items() if c == cluster_id]
+            (new_id,) = {after[doc_id] for doc_id in members}
+            merged_from = {before[d] for d, c in after.items() if c == new_id and d in before}
+            assert new_id == cluster_id or len(merged_from) > 1, (cluster_id, new_id)
+
+
+def test_changed_and_removed_documents_and_new_settings_equal_a_full_build(tmp_path, corpus):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    pq.write_table(corpus.slice(0, 800), folder / "batch-1.parquet")
+    _build(tmp_path, "incremental", folder)
+
+    # one page rewritten, one page copied onto another id, two pages removed
+    bodies = corpus.column("body").to_pylist()[:800]
+    bodies[3] = "A completely different page about something else entirely, written for this test."
+    bodies[10] = bodies[20]
+    changed = corpus.slice(0, 800).set_column(5, "body", pa.array(bodies, pa.string()))
+    keep = [i for i in range(800) if i not in (7, 8)]
+    (folder / "batch-1.parquet").unlink()
+    pq.write_table(changed.take(keep), folder / "batch-1.parquet")
+    assert _build(tmp_path, "incremental", folder) == 2  # only the two changed pages
+    _assert_same_as_full_build(tmp_path, folder, "incremental")
+
+    # new settings redo every document
+    assert _build(tmp_path, "incremental", folder, {"shingle_size": 4}) == 798
+    _assert_same_as_full_build(tmp_path, folder, "incremental", {"shingle_size": 4})
+
+
+def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    first = corpus.slice(0, 300)
+    pq.write_table(first, folder / "batch-1.parquet")
+    _build(tmp_path, "incremental", folder)
+    ids = first.column("doc_id").to_pylist()
+    db_path = tmp_path / "incremental" / "db.duckdb"
+    # Mark two stored rows behind dbt's back: a build that stored every input row again would undo it.
+    with duckdb.connect(str(db_path)) as con:
+        con.execute("update stg_documents set body = 'stored earlier' where doc_id in (?, ?)", ids[:2])
+
+    # a new batch, and a new title (same body) for one page of the first batch
+    titles = first.column("title").to_pylist()
+    titles[2] = "A new title for the same page"
+    first = first.set_column(first.schema.get_field_index("title"), "title", pa.array(titles, pa.string()))
+    pq.write_table(first, folder / "batch-1.parquet")
+    pq.write_table(corpus.slice(300, 100), folder / "batch-2.parquet")
+    assert _build(tmp_path, "incremental", folder) == 100  # a new title is not a new fingerprint
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        assert con.execute("select count(*) from stg_documents").fetchone() == (400,)
+        marked = con.execute("select count(*) from stg_documents where body = 'stored earlier'").fetchone()
+        assert marked == (2,)  # unchanged rows were not written again
+        title = con.execute("select title from stg_documents where doc_id = ?", [ids[2]]).fetchone()
+        assert title == ("A new title for the same page",)
+
+    # a batch with a new lineage column changes the table's columns: every row is written again
+    third = corpus.slice(400, 100)
+    third = third.append_column("url", pa.array([f"https://example.org/{i}" for i in range(100)]))
+    pq.write_table(third, folder / "batch-3.parquet")
+    assert _build(tmp_path, "incremental", folder) == 100
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        marked = con.execute("select count(*) from stg_documents where body = 'stored earlier'").fetchone()
+        assert marked == (0,)  # every row written again
+    _assert_same_as_full_build(tmp_path, folder, "incremental")

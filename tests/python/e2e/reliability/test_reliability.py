@@ -1,0 +1,376 @@
+"""Bad input, faults and hot buckets: a clear error naming the problem and the rows, or a correct result."""
+
+import hashlib
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from tests.python.helpers.dbt_runner import DBT, PROJECT_ROOT, run_dbt
+from webdedup.core import reference as ref
+
+pytestmark = pytest.mark.dbt
+
+HEADER = "doc_id,source,domain,crawled_at,title,body\n"
+
+
+def _build(tmp_path, documents_path, check=False, **extra_vars):
+    dbt_vars = {"documents_path": str(documents_path), "output_dir": str(tmp_path / "out"), **extra_vars}
+    return run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars, check=check)
+
+
+def _fails_with(result, message):
+    assert result.returncode != 0
+    assert message in result.stdout, result.stdout[-3000:]
+
+
+def _no_outputs(tmp_path):
+    return not (tmp_path / "out" / "deduped_documents.parquet").exists()
+
+
+def test_duplicate_ids_are_listed(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text(
+        HEADER + "b,s,d,2024-01-01,t,x\na,s,d,2024-01-01,t,y\nb,s,d,2024-01-02,t,z\na,s,d,2024-01-03,t,w\n"
+    )
+    _fails_with(_build(tmp_path, path), f"bad input in documents_path '{path}': duplicate doc_id (2): a, b")
+    assert _no_outputs(tmp_path)
+
+
+def test_empty_doc_id_names_the_rows(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text(HEADER + "a,s,d,2024-01-01,t,x\n,s,d,2024-01-01,t,y\n  ,s,d,2024-01-01,t,z\n")
+    _fails_with(_build(tmp_path, path), "empty doc_id in 2 row(s), input row(s) 2, 3")
+
+
+def test_unparseable_crawled_at_names_the_row(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text(HEADER + "a,s,d,2024-01-01,t,x\nb,s,d,last tuesday,t,y\nc,s,d,2024-02-03 10:11:12,t,z\n")
+    _fails_with(
+        _build(tmp_path, path), "crawled_at is missing or not a date/timestamp in 1 row(s): b=last tuesday"
+    )
+
+
+def test_missing_required_column_is_named(tmp_path):
+    path = tmp_path / "docs.parquet"
+    pq.write_table(
+        pa.table({"doc_id": ["a"], "source": ["s"], "domain": ["d"], "title": ["t"], "body": ["x"]}), path
+    )
+    _fails_with(_build(tmp_path, path), f"documents_path '{path}' is missing required column(s): crawled_at")
+
+
+def test_non_utf8_csv_is_reported(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes((HEADER + "a,s,d,2024-01-01,t,caf\xe9\n").encode("latin-1"))
+    _fails_with(_build(tmp_path, path), "This file is not utf-8 encoded")
+
+
+def test_file_that_is_not_parquet_is_reported(tmp_path):
+    path = tmp_path / "fake.parquet"
+    path.write_text("this is not a parquet file")
+    _fails_with(_build(tmp_path, path), f"No magic bytes found at end of file '{path}'")
+
+
+def test_path_that_is_neither_file_type_nor_folder_is_reported(tmp_path):
+    _fails_with(
+        _build(tmp_path, tmp_path / "notes.txt"),
+        f"documents_path '{tmp_path / 'notes.txt'}' is not a .csv or .parquet file and no CSV or Parquet",
+    )
+
+
+def test_quoted_newlines_quotes_and_nul_bytes_survive(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_bytes(
+        (
+            HEADER
+            + '"a","s","d","2024-01-01","t","line one\nline ""two"", with a comma"\n'
+            + '"b","s","d","2024-01-01","t","nul\x00inside"\n'
+        ).encode()
+    )
+    _build(tmp_path, path, check=True)
+    rows = duckdb.sql(
+        f"select doc_id, body from '{tmp_path / 'out' / 'deduped_documents.parquet'}' order by 1"
+    )
+    assert rows.fetchall() == [("a", 'line one\nline "two", with a comma'), ("b", "nul\x00inside")]
+
+
+def test_huge_body_and_huge_token_are_fingerprinted(tmp_path):
+    big = ("lorem ipsum dolor sit amet " * 2_000_000)[:50_000_000]  # 50 MB
+    token = "x" * 1_000_000  # one 1 MB token
+    table = pa.table(
+        {
+            "doc_id": ["big", "big2", "token"],
+            "source": ["s"] * 3,
+            "domain": ["a", "b", "c"],
+            "crawled_at": ["2024-01-01"] * 3,
+            "title": ["t"] * 3,
+            "body": [big, big + " tail", token],
+        }
+    )
+    pq.write_table(table, tmp_path / "docs.parquet")
+    _build(tmp_path, tmp_path / "docs.parquet", check=True)
+    fp = dict(
+        duckdb.sql(
+            f"select doc_id, [token_count, shingle_count] from '{tmp_path / 'out' / 'fingerprinted.parquet'}'"
+        ).fetchall()
+    )
+    assert fp["token"] == [1, 1]
+    assert fp["big"][0] == len(ref.normalize_text(big).split())
+    assert fp["big"][1] == len(ref.token_shingles(ref.normalize_text(big).split()))
+    clusters = dict(
+        duckdb.sql(f"select doc_id, cluster_id from '{tmp_path / 'out' / 'clusters.csv'}'").fetchall()
+    )
+    assert clusters["big"] == clusters["big2"] == "cluster-big"  # Jaccard 5/6 >= 0.7
+    assert clusters["token"] == "cluster-token"
+
+
+@pytest.mark.parametrize(
+    ("dbt_vars", "message"),
+    [
+        (
+            {"threshold": "0.7; drop table stg_documents"},
+            "var 'threshold' must be a number, got '0.7; drop table",
+        ),
+        ({"num_hashes": 64, "rows_per_band": 7}, "num_hashes (64) must be divisible by rows_per_band (7)"),
+        ({"shingle_size": "5 or 1=1"}, "var 'shingle_size' must be a whole number, got '5 or 1=1'"),
+        ({"threshold": 1.5}, "var 'threshold' must be in (0.0, 1.0], got 1.5"),
+        ({"preset": "fast"}, "var 'preset' must be one of default, recall; got 'fast'"),
+    ],
+)
+def test_settings_that_reach_sql_are_validated(tmp_path, dbt_vars, message):
+    result = run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars, check=False)
+    _fails_with(result, message)
+
+
+def test_a_path_with_quotes_cannot_inject_sql(tmp_path):
+    evil = tmp_path / "x'); drop table documents; --.csv"
+    _fails_with(_build(tmp_path, evil), "No files found that match the pattern")
+
+
+def _digests(folder):
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()
+    }
+
+
+def test_killed_build_leaves_previous_outputs_and_next_build_completes(tmp_path):
+    corpus = tmp_path / "docs.parquet"
+    rows = 60_000
+    pq.write_table(
+        pa.table(
+            {
+                "doc_id": [f"d{i:06d}" for i in range(rows)],
+                "source": ["s"] * rows,
+                "domain": [f"site{i % 50}.example" for i in range(rows)],
+                "crawled_at": ["2024-01-01"] * rows,
+                "title": ["t"] * rows,
+                "body": [
+                    " ".join(f"w{(i * 7919 + k * 104729) % 1_000_003}" for k in range(60))
+                    for i in range(rows)
+                ],
+            }
+        ),
+        corpus,
+    )
+    run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars={"output_dir": str(tmp_path / "out")})
+    before = _digests(tmp_path / "out")
+    env = dict(os.environ, DEDUP_DB_PATH=str(tmp_path / "db.duckdb"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    command = [
+        DBT,
+        "build",
+        "--profiles-dir",
+        str(PROJECT_ROOT),
+        "--project-dir",
+        str(PROJECT_ROOT),
+        "--vars",
+        f'{{"documents_path": "{corpus}", "output_dir": "{tmp_path / "out"}"}}',
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    started = False
+    for line in process.stdout:
+        started = "START python" in line and "main.int_fingerprints" in line
+        if started or time.monotonic() > deadline:
+            time.sleep(1.0)
+            break
+    assert started, "the build never reached int_fingerprints"
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    visible = {
+        name: digest for name, digest in _digests(tmp_path / "out").items() if not name.startswith(".")
+    }
+    assert visible == before
+    _build(tmp_path, corpus, check=True)
+    after = _digests(tmp_path / "out")
+    assert after["manifest.json"] != before["manifest.json"]
+    assert not [p.name for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]  # staging cleaned
+
+
+def test_hot_bucket_gives_brute_force_clusters_without_quadratic_pairs(tmp_path):
+    hot = 400
+    bodies = ["Sorry, the page you requested could not be found. Return to the home page."] * hot
+    bodies += [" ".join(f"w{(i * 31 + j) % 997}x{i}" for j in range(40)) for i in range(150)]
+    bodies += [bodies[-1] + " extra", bodies[-2]]  # a near duplicate and an exact duplicate of singletons
+    ids = [f"h{i:04d}" for i in range(len(bodies))]
+    pq.write_table(
+        pa.table(
+            {
+                "doc_id": ids,
+                "source": ["s"] * len(ids),
+                "domain": [f"d{i % 9}" for i in range(len(ids))],
+                "crawled_at": ["2024-01-01"] * len(ids),
+                "title": ["t"] * len(ids),
+                "body": bodies,
+            }
+        ),
+        tmp_path / "docs.parquet",
+    )
+    _build(tmp_path, tmp_path / "docs.parquet", check=True)
+    sets = {d: ref.token_shingles(ref.normalize_text(b).split()) for d, b in zip(ids, bodies, strict=True)}
+    root = {d: d for d in ids}
+
+    def find(d):
+        while root[d] != d:
+            d = root[d]
+        return d
+
+    for a, b in itertools.combinations(ids, 2):
+        if ref.jaccard(sets[a], sets[b]) >= 0.7:
+            ra, rb = find(a), find(b)
+            root[max(ra, rb)] = min(ra, rb)
+    clusters = dict(
+        duckdb.sql(f"select doc_id, cluster_id from '{tmp_path / 'out' / 'clusters.csv'}'").fetchall()
+    )
+    assert clusters == {d: f"cluster-{find(d)}" for d in ids}
+    candidates = duckdb.sql(f"select count(*) from '{tmp_path / 'out' / 'scored_pairs.parquet'}'").fetchall()[
+        0
+    ][0]
+    assert candidates < 2 * len(ids)  # star form: hot - 1 rows for the hot bucket, not hot * (hot - 1) / 2
+
+
+READER = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+print(con.sql("select count(*) from stg_documents").fetchall()[0][0], flush=True)
+sys.stdin.readline()
+print(con.sql("select count(*) from stg_documents").fetchall()[0][0], flush=True)
+"""
+
+
+def test_readers_of_the_published_database_never_block_the_build(tmp_path):
+    db_path = tmp_path / "web_text_dedup.duckdb"
+    published = tmp_path / "published" / "web_text_dedup.duckdb"
+    run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(published)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert reader.stdout.readline().strip() == "24"  # the analyst holds a read-only connection
+    corpus = tmp_path / "docs.csv"
+    corpus.write_text(HEADER + "a,s,d,2024-01-01,t,one two three\nb,s,e,2024-01-02,t,four five six\n")
+    # a rebuild while the reader is connected succeeds
+    run_dbt(
+        ["build"],
+        db_path=db_path,
+        dbt_vars={"documents_path": str(corpus), "output_dir": str(tmp_path / "out")},
+    )
+    reader.stdin.write("\n")
+    reader.stdin.flush()
+    assert reader.stdout.readline().strip() == "24"  # the open connection keeps the old, complete result
+    reader.wait()
+    fresh = duckdb.connect(str(published), read_only=True)
+    assert fresh.sql("select count(*) from stg_documents").fetchall() == [(2,)]  # new readers see the new one
+    fresh.close()
+    assert not [p for p in published.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_failed_build_does_not_publish(tmp_path):
+    db_path = tmp_path / "web_text_dedup.duckdb"
+    published = tmp_path / "published" / "web_text_dedup.duckdb"
+    run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    before = hashlib.sha256(published.read_bytes()).hexdigest()
+    corpus = tmp_path / "docs.csv"
+    corpus.write_text(HEADER + "a,s,d,2024-01-01,t,x\na,s,d,2024-01-01,t,y\n")
+    failed = run_dbt(
+        ["build"],
+        db_path=db_path,
+        check=False,
+        dbt_vars={"documents_path": str(corpus), "output_dir": str(tmp_path / "o2")},
+    )
+    _fails_with(failed, "duplicate doc_id (1): a")
+    assert hashlib.sha256(published.read_bytes()).hexdigest() == before
+
+
+def test_hot_bucket_of_100k_identical_pages_in_200k(tmp_path):
+    """100,000 identical pages inside a 200,000-document corpus: one cluster for them, linear candidate
+    rows, and every other document clustered exactly as in a run without the hot bucket."""
+    from benchmarks.generate_corpus import generate
+
+    table = generate(200_000, seed=5, hot_bucket=100_000)
+    pq.write_table(table, tmp_path / "with_hot.parquet")
+    hot_mask = pc.equal(table["source"], "hot_bucket")
+    pq.write_table(table.filter(pc.invert(hot_mask)), tmp_path / "rest.parquet")
+    hot_ids = set(table.filter(hot_mask)["doc_id"].to_pylist())
+    assert len(hot_ids) == 100_000
+
+    def clusters_of(name):
+        out = tmp_path / f"out-{name}"
+        run_dbt(
+            ["build"],
+            db_path=tmp_path / f"{name}.duckdb",
+            dbt_vars={"documents_path": str(tmp_path / f"{name}.parquet"), "output_dir": str(out)},
+        )
+        rows = duckdb.sql(f"select doc_id, cluster_id from '{out / 'clusters.csv'}'").fetchall()
+        candidates = duckdb.sql(f"select count(*) from '{out / 'scored_pairs.parquet'}'").fetchall()[0][0]
+        return dict(rows), candidates
+
+    with_hot, hot_candidates = clusters_of("with_hot")
+    without_hot, rest_candidates = clusters_of("rest")
+    assert len({with_hot[d] for d in hot_ids}) == 1  # the hot bucket is one cluster
+    assert {d: c for d, c in with_hot.items() if d not in hot_ids} == without_hot
+    assert hot_candidates - rest_candidates == len(hot_ids) - 1  # star form: n - 1 rows, not n(n-1)/2
+
+
+def test_a_run_that_fails_after_exporting_leaves_the_previous_outputs(tmp_path):
+    out = tmp_path / "out"
+    run_dbt(["build"], db_path=tmp_path / "db.duckdb", dbt_vars={"output_dir": str(out)})
+    before = _digests(out)
+    # threshold 0.99 rejects the fixture's near duplicates: the models and their exports run, then the
+    # fixture's count tests fail, so nothing of this run may be published
+    failed = run_dbt(
+        ["build"],
+        db_path=tmp_path / "db.duckdb",
+        check=False,
+        dbt_vars={"output_dir": str(out), "threshold": 0.99},
+    )
+    _fails_with(failed, "publish_outputs: outputs not published (the run did not succeed)")
+    assert "OK created sql table model main.scored_pairs" in failed.stdout
+    assert _digests(out) == before
+
+
+@pytest.mark.parametrize("file_name", ["my-crawl.duckdb", "default.duckdb"])
+def test_any_database_file_name_works_and_its_published_views_resolve(tmp_path, file_name):
+    """The build file is attached under its stem (profiles.yml): a dash or an SQL keyword in the name
+    must neither break the build nor the views of the published copy an analyst opens."""
+    run_dbt(["build"], db_path=tmp_path / file_name, dbt_vars={"output_dir": str(tmp_path / "out")})
+    published = duckdb.connect(str(tmp_path / "published" / file_name), read_only=True)
+    assert published.execute("select count(*) from deduped_documents").fetchone()[0] == 12
+    assert published.execute("select count(*) from cluster_inspection").fetchone()[0] > 0

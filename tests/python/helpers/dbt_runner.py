@@ -1,0 +1,37 @@
+"""Run dbt from the project root into a throwaway database and output folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+DBT = str(Path(sys.executable).with_name("dbt"))
+
+
+def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, check: bool = True):
+    """Run `dbt <args>` from the project root; returns the CompletedProcess (stdout+stderr merged)."""
+    env = dict(
+        os.environ,
+        DEDUP_DB_PATH=str(db_path),
+        DEDUP_PUBLISH_DIR=str(db_path.parent / "published"),
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+    )
+    command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
+    return run_command(command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt {' '.join(args)}")
+
+
+def run_command(command: list[str], *, env: dict, dbt_vars: dict | None, check: bool, label: str):
+    """Run a dbt command line (with ``--vars`` when given) from the project root, stdout+stderr merged;
+    with ``check``, a failure raises with the end of the log."""
+    if dbt_vars:
+        command = [*command, "--vars", json.dumps(dbt_vars)]
+    result = subprocess.run(
+        command, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"{label} failed:\n{result.stdout[-8000:]}")
+    return result

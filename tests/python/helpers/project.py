@@ -1,0 +1,21 @@
+"""Facts of the dbt project the tests read from their one source (dbt_project.yml, pictures.py)."""
+
+from __future__ import annotations
+
+import yaml
+
+from tests.python.helpers.dbt_runner import PROJECT_ROOT
+from webdedup.outputs.pictures import PICTURES
+
+
+def project_vars() -> dict:
+    """The vars of dbt_project.yml (the pipeline's defaults)."""
+    with open(PROJECT_ROOT / "dbt_project.yml", encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["vars"]
+
+
+def manifest_outputs() -> list[str]:
+    """The files manifest.json lists, in its order: the exported tables (var output_files, without the
+    manifest itself), then the pictures by file name."""
+    tables = [entry["file"] for entry in project_vars()["output_files"].values()]
+    return [name for name in tables if name != "manifest.json"] + sorted(name for _, name in PICTURES)

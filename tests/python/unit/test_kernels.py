@@ -1,0 +1,134 @@
+"""The compiled kernels (webdedup.kernels) against plain Python: hashlib's blake2b and Python integers
+computing the hash family documented in webdedup.fingerprint, one document at a time."""
+
+import hashlib
+import random
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webdedup.core import fingerprint as fp
+from webdedup.core import kernels
+from webdedup.core import reference as ref
+
+M64 = 2**64 - 1
+POLY = 0x9E3779B97F4A7C15
+LEN_SALT = 0xD6E8FEB86659FD93
+SET_SALT = 0xA0761D6478BD642F
+
+
+def fmix(h):
+    h ^= h >> 33
+    h = (h * 0xFF51AFD7ED558CCD) & M64
+    h ^= h >> 33
+    h = (h * 0xC4CEB9FE1A85EC53) & M64
+    return h ^ (h >> 33)
+
+
+def blake(token: str) -> int:
+    return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def python_fingerprint(body: str, params: fp.FingerprintParams) -> dict:
+    """Shingle set, set key and signature of one body, in plain Python (the spec's normalization)."""
+    text = ref.normalize_text(body)
+    tokens = text.split(" ") if text else []
+    width = min(params.shingle_size, len(tokens))
+    shingles = set()
+    for start in range(len(tokens) - width + 1 if tokens else 0):
+        acc = 0
+        for token in tokens[start : start + width]:
+            acc = (acc * POLY + blake(token)) & M64
+        shingles.add(fmix(acc ^ ((width * LEN_SALT) & M64)))
+    a, b = fp.permutations(params.num_hashes, params.seed)
+    if shingles:
+        signature = [
+            min(((int(ai) * x + int(bi)) & M64) for x in shingles) >> 1 for ai, bi in zip(a, b, strict=True)
+        ]
+        total = sum(fmix(x ^ SET_SALT) for x in shingles) & M64
+        key = fmix(total ^ ((len(shingles) * LEN_SALT) & M64))
+        key = key - 2**64 if key >= 2**63 else key
+    else:
+        signature, key = [0] * params.num_hashes, 0
+    return {"tokens": len(tokens), "shingles": shingles, "signature": signature, "key": key}
+
+
+def kernel_fingerprints(texts, params):
+    batch = pa.record_batch({"doc_id": [str(i) for i in range(len(texts))], "body": texts})
+    return fp.fingerprint_batch(batch, params).to_pylist(), fp.shingle_set_batch(batch, params).to_pylist()
+
+
+@given(st.binary(max_size=400))
+@settings(max_examples=300, deadline=None)
+def test_blake2b_equals_hashlib(data):
+    scratch = [np.empty(n, dtype=np.uint64) for n in (8, 16, 16)]
+    array = np.frombuffer(b"xx" + data, dtype=np.uint8)
+    expected = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+    assert kernels.blake2b_64(array, 2, len(data), *scratch) == expected
+
+
+words = st.sampled_from(
+    ["a", "the", "délta", "ε", "東京", "x_y", "0123456789abcdef", "0123456789abcdefg", "0123456789abcdefh"]
+) | st.text(alphabet="abcé", min_size=1, max_size=40)
+
+
+@given(st.lists(st.lists(words, max_size=30).map(" ".join), min_size=1, max_size=6), st.integers(1, 6))
+@settings(max_examples=200, deadline=None)
+def test_fingerprints_equal_plain_python(texts, shingle_size):
+    params = fp.FingerprintParams.spec(shingle_size=shingle_size, num_hashes=16, rows_per_band=4, seed=5)
+    prints, sets = kernel_fingerprints(texts, params)
+    for text, printed, shingle_set in zip(texts, prints, sets, strict=True):
+        expected = python_fingerprint(text, params)
+        assert printed["token_count"] == expected["tokens"]
+        assert printed["shingle_count"] == len(expected["shingles"])
+        assert printed["signature"] == expected["signature"]
+        assert printed["shingle_set_key"] == expected["key"]
+        assert shingle_set["shingle_set"] == [
+            v - 2**64 if v >= 2**63 else v for v in sorted(expected["shingles"])
+        ]
+
+
+def test_many_distinct_tokens_and_long_shared_prefixes():
+    """Enough distinct tokens to grow the token table several times; long tokens that agree on their
+    first 16 bytes (told apart by the comparison of the rest)."""
+    rng = random.Random(8)
+    prefix = "p" * 16
+    texts = [
+        " ".join(
+            f"{prefix}{rng.randrange(10**6)}" if rng.random() < 0.3 else f"w{rng.randrange(10**5)}"
+            for _ in range(700)
+        )
+        for _ in range(60)
+    ]
+    params = fp.FingerprintParams.spec()
+    prints, _ = kernel_fingerprints(texts, params)
+    for text, printed in zip(texts, prints, strict=True):
+        expected = python_fingerprint(text, params)
+        assert printed["signature"] == expected["signature"]
+        assert printed["shingle_count"] == len(expected["shingles"])
+
+
+@given(
+    st.lists(st.tuples(st.sets(st.integers(-(2**63), 2**63 - 1)), st.sets(st.integers(-4, 4))), max_size=20)
+)
+@settings(max_examples=200, deadline=None)
+def test_shared_shingle_counts_equal_python_set_intersections(pairs):
+    """The merge intersection (exact Jaccard's numerator on DuckDB) on sets stored as int_shingle_sets
+    stores them: ascending as unsigned 64-bit, as signed BIGINT."""
+    lefts, rights = [], []
+    for left, right in pairs:
+        right = right | set(list(left)[:3])  # some overlap with large values too
+        lefts.append(sorted(left, key=lambda v: v % 2**64))
+        rights.append(sorted(right, key=lambda v: v % 2**64))
+    list_type = pa.list_(pa.int64())
+    shared = fp.shared_shingle_counts(pa.array(lefts, list_type), pa.array(rights, list_type)).to_pylist()
+    assert shared == [len(set(left) & set(right)) for left, right in zip(lefts, rights, strict=True)]
+
+
+def test_shared_shingle_counts_on_sliced_chunked_and_null_sets():
+    list_type = pa.list_(pa.int64())
+    left = pa.chunked_array([pa.array([[1, 2], [3]], list_type), pa.array([None, [5, -1]], list_type)])
+    right = pa.array([[0], [2], [3], [1], [5, 6, -1]], list_type).slice(1)
+    assert fp.shared_shingle_counts(left, right).to_pylist() == [1, 1, 0, 2]

@@ -1,0 +1,396 @@
+"""Compiled kernels (numba) for the per-document hot loops: tokens, shingle hashes, MinHash.
+
+The arithmetic is exactly the one documented in ``webdedup.core.fingerprint`` (blake2b token hashes, a
+polynomial combination of token hashes with the murmur3 finalizer, ``a_i * x + b_i mod 2**64``
+permutations); these functions only run it as tight loops over a whole batch instead of many numpy
+passes.  ``tests/python/unit/test_kernels.py`` checks them against plain Python (hashlib's blake2b, Python
+integers) on random and Unicode text.
+
+All functions are ``nogil``: worker threads of one process run them in parallel.  ``cache=True`` keeps
+the machine code in ``__pycache__`` so that only the first process after an install compiles them
+(``make`` does that once, at install: ``python -m webdedup.core.warm``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+U64 = np.uint64
+MASK64 = U64(0xFFFFFFFFFFFFFFFF)
+FMIX_C1 = U64(0xFF51AFD7ED558CCD)
+FMIX_C2 = U64(0xC4CEB9FE1A85EC53)
+POLY = U64(0x9E3779B97F4A7C15)  # odd multiplier for polynomial combinations
+LEN_SALT = U64(0xD6E8FEB86659FD93)
+SET_SALT = U64(0xA0761D6478BD642F)
+_FNV_OFFSET = U64(0xCBF29CE484222325)
+_FNV_PRIME = U64(0x100000001B3)
+_SPACE = 32
+
+_BLAKE2B_IV = np.array(
+    [
+        0x6A09E667F3BCC908,
+        0xBB67AE8584CAA73B,
+        0x3C6EF372FE94F82B,
+        0xA54FF53A5F1D36F1,
+        0x510E527FADE682D1,
+        0x9B05688C2B3E6C1F,
+        0x1F83D9ABFB41BD6B,
+        0x5BE0CD19137E2179,
+    ],
+    dtype=U64,
+)
+_BLAKE2B_SIGMA = np.array(
+    [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
+        [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
+        [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
+        [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
+        [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
+        [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
+        [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
+        [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
+        [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
+    ],
+    dtype=np.int64,
+)
+# parameter block word 0 for an unkeyed 8-byte digest: digest_length=8, key_length=0, fanout=1, depth=1
+_BLAKE2B_PARAM0 = U64(0x01010008)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fmix64(h):
+    """murmur3's 64-bit finalizer (a bijection) of one uint64."""
+    h ^= h >> U64(33)
+    h *= FMIX_C1
+    h ^= h >> U64(33)
+    h *= FMIX_C2
+    return h ^ (h >> U64(33))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotr(x, n):
+    return (x >> n) | (x << (U64(64) - n))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix(v, a, b, c, d, x, y):
+    v[a] = v[a] + v[b] + x
+    v[d] = _rotr(v[d] ^ v[a], U64(32))
+    v[c] = v[c] + v[d]
+    v[b] = _rotr(v[b] ^ v[c], U64(24))
+    v[a] = v[a] + v[b] + y
+    v[d] = _rotr(v[d] ^ v[a], U64(16))
+    v[c] = v[c] + v[d]
+    v[b] = _rotr(v[b] ^ v[c], U64(63))
+
+
+@njit(cache=True, nogil=True)
+def _compress(h, block, v, t, last):
+    """BLAKE2b's compression function F on one 128-byte block (16 little-endian words)."""
+    for i in range(8):
+        v[i] = h[i]
+        v[i + 8] = _BLAKE2B_IV[i]
+    v[12] ^= t
+    if last:
+        v[14] ^= MASK64
+    for r in range(12):
+        s = _BLAKE2B_SIGMA[r % 10]
+        _mix(v, 0, 4, 8, 12, block[s[0]], block[s[1]])
+        _mix(v, 1, 5, 9, 13, block[s[2]], block[s[3]])
+        _mix(v, 2, 6, 10, 14, block[s[4]], block[s[5]])
+        _mix(v, 3, 7, 11, 15, block[s[6]], block[s[7]])
+        _mix(v, 0, 5, 10, 15, block[s[8]], block[s[9]])
+        _mix(v, 1, 6, 11, 12, block[s[10]], block[s[11]])
+        _mix(v, 2, 7, 8, 13, block[s[12]], block[s[13]])
+        _mix(v, 3, 4, 9, 14, block[s[14]], block[s[15]])
+    for i in range(8):
+        h[i] ^= v[i] ^ v[i + 8]
+
+
+@njit(cache=True, nogil=True)
+def blake2b_64(data, start, length, h, block, v):
+    """``int.from_bytes(hashlib.blake2b(data[start:start + length], digest_size=8).digest(), "little")``.
+
+    ``h`` (8), ``block`` (16) and ``v`` (16) are uint64 scratch arrays supplied by the caller.
+    """
+    for i in range(8):
+        h[i] = _BLAKE2B_IV[i]
+    h[0] ^= _BLAKE2B_PARAM0
+    done = 0
+    while True:
+        remaining = length - done
+        take = min(remaining, 128)
+        for i in range(16):
+            block[i] = U64(0)
+        for i in range(take):
+            block[i >> 3] |= U64(data[start + done + i]) << U64((i & 7) * 8)
+        done += take
+        last = done >= length
+        _compress(h, block, v, U64(done), last)
+        if last:
+            return h[0]
+
+
+@njit(cache=True, nogil=True)
+def _length_salt(length):
+    return U64(length) * LEN_SALT
+
+
+@njit(cache=True, nogil=True)
+def _grow(table, distinct_hash, distinct_start):
+    """The token table (rows: key, first 8 bytes, next 8 bytes, id << 32 | length) and the per-id arrays
+    at twice the size."""
+    capacity = 2 * len(table)
+    mask = U64(capacity - 1)
+    grown = np.zeros((capacity, 4), dtype=U64)
+    for row in range(len(table)):
+        if table[row, 3] != U64(0):
+            slot = table[row, 0] & mask
+            while grown[slot, 3] != U64(0):
+                slot = (slot + U64(1)) & mask
+            grown[slot] = table[row]
+    more = capacity // 2 + 1
+    hashes = np.zeros(more, dtype=U64)
+    hashes[: len(distinct_hash)] = distinct_hash
+    starts = np.zeros(more, dtype=np.int64)
+    starts[: len(distinct_start)] = distinct_start
+    return grown, hashes, starts
+
+
+@njit(cache=True, nogil=True)
+def _scan_tokens(data, offsets, state, table, distinct_hash, distinct_start, token_hash, token_counts):
+    """Hash the tokens of documents ``state[0]`` onwards until the table could get more than half full
+    within the next document; returns True when every document is done.  ``state`` holds (next
+    document, tokens so far, distinct tokens so far + 1).  No array is reallocated here, which keeps
+    this loop free of reference counting."""
+    h_scratch = np.empty(8, dtype=U64)
+    block = np.empty(16, dtype=U64)
+    v = np.empty(16, dtype=U64)
+    mask = U64(len(table) - 1)
+    n_docs = len(offsets) - 1
+    d = state[0]
+    t = state[1]
+    n_distinct = state[2]
+    while d < n_docs:
+        p = offsets[d]
+        end = offsets[d + 1]
+        if 2 * (n_distinct + (end - p) // 2 + 1) > len(table):
+            break
+        first = t
+        while p < end:
+            if data[p] == _SPACE:
+                p += 1
+                continue
+            start = p
+            head = U64(0)
+            tail = U64(0)
+            rest = _FNV_OFFSET
+            while p < end and data[p] != _SPACE:
+                i = p - start
+                if i < 8:
+                    head |= U64(data[p]) << U64(8 * i)
+                elif i < 16:
+                    tail |= U64(data[p]) << U64(8 * (i - 8))
+                else:
+                    rest = (rest ^ U64(data[p])) * _FNV_PRIME
+                p += 1
+            length = p - start
+            key = fmix64(fmix64(head ^ _length_salt(length)) + tail * POLY + rest)
+            slot = key & mask
+            found = 0
+            while table[slot, 3] != U64(0):
+                if (
+                    table[slot, 0] == key
+                    and table[slot, 1] == head
+                    and table[slot, 2] == tail
+                    and np.int64(table[slot, 3] & U64(0xFFFFFFFF)) == length
+                ):
+                    candidate = np.int64(table[slot, 3] >> U64(32))
+                    other = distinct_start[candidate]
+                    same = True
+                    for i in range(16, length):
+                        if data[start + i] != data[other + i]:
+                            same = False
+                            break
+                    if same:
+                        found = candidate
+                        break
+                slot = (slot + U64(1)) & mask
+            if found == 0:
+                found = n_distinct
+                n_distinct += 1
+                distinct_hash[found] = blake2b_64(data, start, length, h_scratch, block, v)
+                distinct_start[found] = start
+                table[slot, 0] = key
+                table[slot, 1] = head
+                table[slot, 2] = tail
+                table[slot, 3] = (U64(found) << U64(32)) | U64(length)
+            token_hash[t] = distinct_hash[found]
+            t += 1
+        token_counts[d] = t - first
+        d += 1
+    state[0] = d
+    state[1] = t
+    state[2] = n_distinct
+    return d == n_docs
+
+
+@njit(cache=True, nogil=True)
+def token_hashes(data, offsets):
+    """The blake2b hash of every token of a batch of normalized texts, and the token count per text.
+
+    ``data`` is the UTF-8 bytes (uint8) and ``offsets`` (int64, n_docs + 1) the text bounds, as in an
+    Arrow string array; tokens are the maximal runs of bytes other than a space (normalized text has
+    single spaces and no space at either end, so these are exactly ``text.split(" ")``).  blake2b runs
+    once per distinct token of the batch: tokens are looked up in an open-addressing table whose rows
+    hold a key and the first 16 bytes (one cache line per probe; longer tokens compare the rest), kept
+    at most half full.
+    """
+    n_docs = len(offsets) - 1
+    token_counts = np.zeros(n_docs, dtype=np.int64)
+    token_hash = np.empty((offsets[n_docs] - offsets[0]) // 2 + 1, dtype=U64)
+    table = np.zeros((1 << 14, 4), dtype=U64)  # a row whose last word is 0 is empty (ids start at 1)
+    distinct_hash = np.zeros(len(table) // 2 + 1, dtype=U64)
+    distinct_start = np.zeros(len(table) // 2 + 1, dtype=np.int64)
+    state = np.array([0, 0, 1], dtype=np.int64)
+    while not _scan_tokens(
+        data, offsets, state, table, distinct_hash, distinct_start, token_hash, token_counts
+    ):
+        table, distinct_hash, distinct_start = _grow(table, distinct_hash, distinct_start)
+    return token_hash[: state[1]], token_counts
+
+
+@njit(cache=True, nogil=True)
+def distinct_shingles(token_hash, token_counts, shingle_size):
+    """Each document's distinct shingle hashes from its token hashes (``token_counts`` per document)."""
+    n_docs = len(token_counts)
+    # shingles: full windows of shingle_size tokens; a document with fewer tokens has one shingle of all
+    # its tokens.  Repeats within a document are dropped with a small open-addressing set (stamped with
+    # the document number, so it is never cleared); the kept hashes stay in first-occurrence order.
+    k = shingle_size
+    size = 0
+    most = 0
+    for d in range(n_docs):
+        windows = max(token_counts[d] - k + 1, 1) if token_counts[d] > 0 else 0
+        size += windows
+        most = max(most, windows)
+    hashes = np.empty(size, dtype=U64)
+    shingle_counts = np.zeros(n_docs, dtype=np.int64)
+    set_keys = np.zeros(n_docs, dtype=np.int64)
+    seen_capacity = 16
+    while seen_capacity < 2 * most:
+        seen_capacity *= 2
+    seen = np.empty(seen_capacity, dtype=U64)
+    seen_stamp = np.full(seen_capacity, -1, dtype=np.int64)
+    written = 0
+    first = 0
+    for d in range(n_docs):
+        n = token_counts[d]
+        if n == 0:
+            continue
+        width = min(k, n)
+        salt = _length_salt(width)
+        doc_mask = 16
+        while doc_mask < 2 * (n - width + 1):
+            doc_mask *= 2
+        doc_mask -= 1
+        start = written
+        total_mix = U64(0)
+        for i in range(first, first + n - width + 1):
+            acc = U64(0)
+            for j in range(width):
+                acc = acc * POLY + token_hash[i + j]
+            x = fmix64(acc ^ salt)
+            slot = np.int64(x & U64(doc_mask))
+            while seen_stamp[slot] == d and seen[slot] != x:
+                slot = (slot + 1) & doc_mask
+            if seen_stamp[slot] != d:
+                seen_stamp[slot] = d
+                seen[slot] = x
+                hashes[written] = x
+                written += 1
+                total_mix += fmix64(x ^ SET_SALT)
+        shingle_counts[d] = written - start
+        set_keys[d] = np.int64(fmix64(total_mix ^ (U64(written - start) * LEN_SALT)))
+        first += n
+    return hashes[:written].copy(), shingle_counts, set_keys
+
+
+def shingle_hashes(data, offsets, shingle_size):
+    token_hash, token_counts = token_hashes(data, offsets)
+    hashes, shingle_counts, set_keys = distinct_shingles(token_hash, token_counts, shingle_size)
+    return hashes, shingle_counts, token_counts, set_keys
+
+
+@njit(cache=True, nogil=True)
+def minhash(hashes, shingle_counts, a, b):
+    """(n_docs, len(a)) uint64 signatures: per document and permutation, the minimum of ``a_i * x + b_i``
+    (mod 2**64) over its shingle hashes, shifted right by one bit; all zero for a document without
+    shingles."""
+    n_docs = len(shingle_counts)
+    num_hashes = len(a)
+    signature = np.zeros((n_docs, num_hashes), dtype=U64)
+    mins = np.empty(num_hashes, dtype=U64)
+    position = 0
+    for d in range(n_docs):
+        count = shingle_counts[d]
+        if count == 0:
+            continue
+        for i in range(num_hashes):
+            mins[i] = MASK64
+        for s in range(position, position + count):
+            x = hashes[s]
+            for i in range(num_hashes):
+                mins[i] = min(mins[i], a[i] * x + b[i])
+        for i in range(num_hashes):
+            signature[d, i] = mins[i] >> U64(1)
+        position += count
+    return signature
+
+
+@njit(cache=True, nogil=True)
+def band_keys(signature, rows_per_band):
+    """(n_docs, bands) non-negative int64 band keys: per band ``b``, the finalizer of the polynomial
+    combination of ``b`` and the band's ``rows_per_band`` signature values, shifted right by one bit."""
+    n_docs, num_hashes = signature.shape
+    bands = num_hashes // rows_per_band
+    keys = np.empty((n_docs, bands), dtype=np.int64)
+    for d in range(n_docs):
+        for band in range(bands):
+            acc = U64(band)
+            for j in range(band * rows_per_band, (band + 1) * rows_per_band):
+                acc = acc * POLY + signature[d, j]
+            keys[d, band] = np.int64(fmix64(acc) >> U64(1))
+    return keys
+
+
+@njit(cache=True, nogil=True)
+def sorted_intersections(left_values, left_offsets, right_values, right_offsets):
+    """Per row, how many values two ascending lists have in common (a merge: O(len(left) + len(right))).
+
+    Row ``i``'s lists are ``left_values[left_offsets[i]:left_offsets[i + 1]]`` and the same on the right,
+    each strictly ascending (the shingle sets: distinct hashes in unsigned order, so pass uint64 views).
+    """
+    n = len(left_offsets) - 1
+    shared = np.zeros(n, dtype=np.int64)
+    for row in range(n):
+        i = left_offsets[row]
+        i_end = left_offsets[row + 1]
+        j = right_offsets[row]
+        j_end = right_offsets[row + 1]
+        count = 0
+        while i < i_end and j < j_end:
+            a = left_values[i]
+            b = right_values[j]
+            if a == b:
+                count += 1
+                i += 1
+                j += 1
+            elif a < b:
+                i += 1
+            else:
+                j += 1
+        shared[row] = count
+    return shared

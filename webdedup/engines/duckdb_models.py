@@ -1,0 +1,161 @@
+"""The Python models on DuckDB: each function is one model's body, with the signature its Spark twin
+(engines/spark_models.py) has.  A model passes its refs in as DuckDB relations.
+
+Incremental fingerprints: ``int_fingerprints`` and ``int_shingle_sets`` are incremental models (strategy
+delete+insert on doc_id): a plain ``dbt build`` processes only the documents whose result is missing or
+stale, so a crawl folder that gained a new batch costs a pass over that batch, not over the corpus.  Each
+row keeps the hash of the body (stg_documents.body_hash) and the settings it was computed from
+(``FingerprintParams.key``); a document is processed again when either differs, and the models'
+post-hooks delete the rows of documents that left the input.  Everything downstream is recomputed in SQL
+from these tables, so an incremental build gives exactly the tables of ``dbt build --full-refresh``.
+
+``warc_records`` reuses the rows of WARC files and byte ranges an earlier build read
+(:func:`stored_warc_rows`; the keys are defined in webdedup/warc/reuse.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import duckdb
+import pyarrow as pa
+
+from webdedup.core.fingerprint import fingerprint_batch
+from webdedup.core.stream import settings_from_row, stream_fingerprints, stream_shingle_sets
+from webdedup.outputs.manifest import build_manifest
+from webdedup.outputs.pictures import render_pictures
+from webdedup.warc.reader import read_warc_batches
+from webdedup.warc.reuse import StoredRows
+from webdedup.warc.schema import READ_FAILURE
+from webdedup.warc.schema import SCHEMA as WARC_SCHEMA
+
+_VIEWS = itertools.count()
+
+
+def _view(relation) -> str:
+    """Name a relation as a temporary view, so that SQL text can refer to it."""
+    name = f"webdedup_incremental_input_{next(_VIEWS)}"
+    relation.create_view(name, replace=True)
+    return name
+
+
+def stale_documents(session, documents, existing: str | None, key: str):
+    """The rows of ``documents`` (doc_id, body, body_hash) to (re)process, in input order, with a
+    constant column ``settings_key`` = ``key``: all of them on a full build (``existing`` is None), when
+    ``existing`` was built with other settings or by an older version of the project (no settings_key
+    column); otherwise those whose doc_id is not in ``existing`` or whose body_hash differs."""
+    selected = f"select doc_id, body, body_hash, '{key}' as settings_key from {_view(documents)} as current"
+    if existing is not None:
+        columns = {row[0] for row in session.sql(f"describe {existing}").fetchall()}
+        same_settings = (
+            "settings_key" in columns
+            and not session.sql(f"select 1 from {existing} where settings_key <> '{key}' limit 1").fetchall()
+        )
+        if same_settings:
+            selected += f"""
+                where not exists (
+                    select 1 from {existing} as previous
+                    where previous.doc_id = current.doc_id and previous.body_hash = current.body_hash
+                )"""
+    return session.sql(selected)
+
+
+def _stream_stale(session, settings, documents, existing: str | None, *, shingles_only: bool):
+    """The fingerprints (``shingles_only`` False) or the shingle sets (True) of the rows of ``documents``
+    (doc_id, body and body_hash, stg_documents' hash of the body) that ``existing`` lacks or holds stale,
+    as a stream of record batches."""
+    run = settings_from_row(settings.fetch_arrow_table().to_pylist()[0])
+    documents = documents.project("doc_id, body, body_hash")
+    key = run.params.key(shingles_only=shingles_only)
+    pending = stale_documents(session, documents, existing, key)
+    stream = stream_shingle_sets if shingles_only else stream_fingerprints
+    return stream(pending.fetch_record_batch(run.batch_size), run)
+
+
+def fingerprints(session, *, settings, documents, existing: str | None):
+    """int_fingerprints: one row per new or changed document of ``documents`` (all on a full build)."""
+    return _stream_stale(session, settings, documents, existing, shingles_only=False)
+
+
+def shingle_sets(session, *, settings, documents, existing: str | None):
+    """int_shingle_sets: the shingle sets of the documents of ``documents`` that ``existing`` lacks."""
+    return _stream_stale(session, settings, documents, existing, shingles_only=True)
+
+
+def pictures(session, *, settings, curve, scored):
+    """lsh_pictures: one row per SVG picture (picture, file_name, svg)."""
+    row = settings.fetch_arrow_table().to_pylist()[0]
+    rows = render_pictures(
+        curve=curve.project("jaccard, p_candidate").fetchall(),
+        jaccards=scored.project("jaccard").fetch_arrow_table().column("jaccard").to_pylist(),
+        threshold=row["threshold"],
+        bands=row["bands"],
+        rows_per_band=row["rows_per_band"],
+    )
+    return pa.Table.from_pylist(rows)
+
+
+def manifest(session, *, settings, summary, documents, pictures, exported: dict, output_files: str):
+    """run_manifest: one row.  ``exported`` maps the exported models to their relations, ``output_files``
+    is var output_files as JSON (model -> file and row order); the pictures are lsh_pictures' files."""
+    files = json.loads(output_files)
+    outputs = [
+        (files[name]["file"], relation.count("*").fetchall()[0][0]) for name, relation in exported.items()
+    ]
+    outputs += [(name, None) for (name,) in pictures.project("file_name").order("file_name").fetchall()]
+    row = build_manifest(
+        settings_row=settings.fetch_arrow_table().to_pylist()[0],
+        summary=summary.fetch_arrow_table().to_pylist()[0],
+        source_counts=dict(documents.aggregate("source, count(*)").fetchall()),
+        outputs=outputs,
+        engine="duckdb",
+        fingerprints=f"{fingerprint_batch.__module__}.{fingerprint_batch.__qualname__}",
+    )
+    return pa.Table.from_pylist([row])
+
+
+def warc_records(
+    session, *, existing: str, warc_paths, warc_ranges_path, warc_base_url, warc_reread, warc_workers
+):
+    """stg_warc_records: one row per WARC record read, reusing the rows of what ``existing`` read."""
+    return read_warc_batches(
+        warc_paths=warc_paths or "",
+        warc_ranges_path=warc_ranges_path or "",
+        warc_base_url=warc_base_url or "",
+        stored=stored_warc_rows(session, existing, reread=str(warc_reread).lower() == "true"),
+        workers=int(warc_workers) if str(warc_workers).strip().isdigit() else 1,
+    )
+
+
+class StoredWarcRows(StoredRows):
+    """The previous build's stg_warc_records (``relation``, still in place while the model runs) as
+    :class:`webdedup.warc.StoredRows`: the WARC files and byte ranges it read, by read_key."""
+
+    def __init__(self, session, relation: str, keys: set[str], failed: set[str]):
+        self.session, self.relation, self.keys, self.failed = session, relation, keys, failed
+
+    def batches(self, keys: list[str]):
+        wanted = _view(self.session.from_arrow(pa.table({"read_key": pa.array(keys, pa.string())})))
+        columns = ", ".join(WARC_SCHEMA.names)
+        query = f"select {columns} from {self.relation} where read_key in (select read_key from {wanted})"
+        return self.session.sql(query).fetch_record_batch(1000)
+
+
+def stored_warc_rows(session, relation: str, reread: bool) -> StoredWarcRows | None:
+    """What the previous build of stg_warc_records read; None on the first build, with ``reread`` (var
+    warc_reread) or when the table predates read_key: then every file and range is read."""
+    if reread:
+        return None
+    try:
+        keys = session.sql(f"""
+            select read_key, bool_or(status = 'error' and starts_with(detail, '{READ_FAILURE}')) as failed
+            from {relation}
+            where read_key is not null
+            group by read_key
+        """).fetchall()
+    except duckdb.Error:  # no previous table, or one without read_key
+        return None
+    return StoredWarcRows(
+        session, relation, {key for key, _ in keys}, {key for key, failed in keys if failed}
+    )

@@ -1,0 +1,57 @@
+"""dbt-duckdb plugin: registers the project's SQL functions on every dbt connection.
+
+Registered in profiles.yml (``plugins: [{module: webdedup.engines.duckdb_plugin}]``).  The functions and
+their types come from the one registry, webdedup/engines/udfs.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dbt.adapters.duckdb.credentials import Attachment
+from dbt.adapters.duckdb.plugins import BasePlugin
+
+from webdedup.engines.udfs import DUCKDB, for_engine
+
+
+def _quote_attach_aliases() -> None:
+    """profiles.yml attaches the build file (DEDUP_DB_PATH) under its stem, the name DuckDB gives a file
+    it opens, so that the views in the published copy resolve.  dbt-duckdb 1.11 writes
+    ``ATTACH '<path>' AS <alias>`` with the alias unquoted, which makes a file named like
+    ``my-crawl.duckdb`` or ``default.duckdb`` a syntax error; this quotes it (the rest of the statement
+    stays dbt-duckdb's).  Runs when dbt-duckdb loads this plugin, before it opens the database."""
+    if getattr(Attachment.to_sql, "quotes_alias", False):
+        return
+    unquoted_to_sql = Attachment.to_sql
+
+    def to_sql(self) -> str:
+        if not self.alias or self.alias.startswith('"'):
+            return unquoted_to_sql(self)
+        return unquoted_to_sql(dataclasses.replace(self, alias='"' + self.alias.replace('"', '""') + '"'))
+
+    to_sql.quotes_alias = True
+    Attachment.to_sql = to_sql
+
+
+_quote_attach_aliases()
+
+
+def register_functions(conn) -> None:
+    """Create every DuckDB function of the registry on ``conn`` (a no-op for those already there)."""
+    for udf in for_engine(DUCKDB):
+        parameters, result = udf.sql_types(DUCKDB)
+        options = {"side_effects": udf.side_effects}
+        if udf.vectorized:
+            options["type"] = "arrow"
+        if udf.takes_nulls:
+            options["null_handling"] = "special"
+        try:
+            conn.create_function(udf.name, udf.function, parameters, result, **options)
+        except Exception as exc:  # already registered on this connection
+            if "already exists" not in str(exc):
+                raise
+
+
+class Plugin(BasePlugin):
+    def configure_connection(self, conn) -> None:
+        register_functions(conn)

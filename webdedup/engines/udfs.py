@@ -1,0 +1,183 @@
+"""The one registry of the ``webdedup_*`` SQL functions that the macros call.
+
+Each entry names the SQL function, the Python function behind it, its argument and return types and the
+engines that register it.  ``engines/duckdb_plugin.py`` (dbt-duckdb) and ``engines/spark_session.py``
+(dbt-spark) register every entry for their engine from here; ``tests/python/unit/test_udf_registry.py``
+fails when a macro that runs on an engine calls a ``webdedup_*`` function not registered for it, and
+``docs/udfs.md`` (what `dbt docs` shows) is generated from this table: ``python -m webdedup.engines.udfs``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from webdedup.core import fingerprint
+from webdedup.outputs import files
+
+DUCKDB, SPARK = "duckdb", "spark"
+BOTH = frozenset({DUCKDB, SPARK})
+
+#: Argument and return types by engine (DuckDB type names; Spark DDL type strings).
+TYPES = {
+    "text": {DUCKDB: "VARCHAR", SPARK: "string"},
+    "boolean": {DUCKDB: "BOOLEAN", SPARK: "boolean"},
+    "bigint": {DUCKDB: "BIGINT", SPARK: "bigint"},
+    "bigint[]": {DUCKDB: "BIGINT[]", SPARK: "array<bigint>"},
+}
+
+
+@dataclass(frozen=True)
+class Udf:
+    name: str
+    function: Callable
+    arguments: tuple[tuple[str, str], ...]  # (name, type) with types from TYPES
+    returns: str
+    engines: frozenset[str]
+    description: str
+    side_effects: bool = False  # DuckDB must call it for every row, never fold or cache it
+    vectorized: bool = False  # DuckDB: an Arrow function over whole columns
+    takes_nulls: bool = False  # DuckDB: called with NULL arguments instead of returning NULL
+
+    def sql_types(self, engine: str) -> tuple[list[str], str]:
+        return [TYPES[kind][engine] for _, kind in self.arguments], TYPES[self.returns][engine]
+
+
+def _shingle_set(body: str | None, shingle_size: int) -> list[int]:
+    return fingerprint.shingle_set(body, int(shingle_size))
+
+
+def _staging_dir(output_dir: str, invocation_id: str, create: bool) -> str:
+    path = files.staging_dir(output_dir, invocation_id)
+    return files.prepare_dir(path) if create else os.path.abspath(path)
+
+
+def _shared_shingles(left, right):
+    return fingerprint.shared_shingle_counts(left, right)
+
+
+UDFS = (
+    Udf(
+        "webdedup_prepare_dir",
+        files.prepare_dir,
+        (("path", "text"),),
+        "text",
+        BOTH,
+        "Creates the folder if needed and returns its absolute path.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_staging_dir",
+        _staging_dir,
+        (("output_dir", "text"), ("invocation_id", "text"), ("create", "boolean")),
+        "text",
+        BOTH,
+        "This run's staging folder inside output_dir (absolute), created when create is true.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_write_text",
+        files.write_text,
+        (("path", "text"), ("text", "text")),
+        "text",
+        BOTH,
+        "Writes a text file (the SVG pictures into the staging folder); returns its absolute path.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_publish_outputs",
+        files.publish_outputs,
+        (("staging", "text"), ("output_dir", "text")),
+        "text",
+        BOTH,
+        "Moves a successful run's staged files into output_dir (manifest.json last) and drops staging "
+        "folders.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_discard_dir",
+        files.discard_dir,
+        (("path", "text"),),
+        "text",
+        BOTH,
+        "Drops the staging folder of a run that failed.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_publish_file",
+        files.publish_file,
+        (("path", "text"), ("target_dir", "text")),
+        "text",
+        frozenset({DUCKDB}),
+        "Copies a file into target_dir under a temporary name and renames it into place.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_publish_database",
+        files.publish_database,
+        (("build_path", "text"), ("publish_dir", "text")),
+        "text",
+        frozenset({DUCKDB}),
+        "Publishes the checkpointed build database: a copy renamed into place, so readers never see half.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_finalize_export",
+        files.finalize_export,
+        (("parts_dir", "text"), ("target", "text")),
+        "text",
+        frozenset({SPARK}),
+        "Turns a Spark writer's output folder (one part file) into the single output file.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_shingle_set",
+        _shingle_set,
+        (("body", "text"), ("shingle_size", "bigint")),
+        "bigint[]",
+        BOTH,
+        "A document's shingle set: sorted distinct 64-bit shingle hashes, exactly as int_shingle_sets "
+        "stores them (explain_pair).",
+        takes_nulls=True,
+    ),
+    Udf(
+        "webdedup_shared_shingles",
+        _shared_shingles,
+        (("left_set", "bigint[]"), ("right_set", "bigint[]")),
+        "bigint",
+        frozenset({DUCKDB}),
+        "How many hashes two sorted shingle sets share (the intersection of exact Jaccard), a compiled "
+        "merge per row over Arrow columns.",
+        vectorized=True,
+        takes_nulls=True,
+    ),
+)
+
+
+def for_engine(engine: str) -> tuple[Udf, ...]:
+    return tuple(udf for udf in UDFS if engine in udf.engines)
+
+
+def docs_markdown() -> str:
+    """docs/udfs.md: a dbt docs block listing every function, generated from UDFS."""
+    lines = [
+        "{% docs webdedup_udfs %}",
+        "",
+        "SQL functions the macros call: Python functions registered on each dbt connection from",
+        "`webdedup/engines/udfs.py`.  This page is generated from that table:",
+        "`python -m webdedup.engines.udfs > docs/udfs.md`.",
+        "",
+        "| function | returns | engines | what it does |",
+        "|---|---|---|---|",
+    ]
+    for udf in UDFS:
+        signature = ", ".join(f"{name} {kind}" for name, kind in udf.arguments)
+        engines = ", ".join(sorted(udf.engines))
+        lines.append(f"| `{udf.name}({signature})` | {udf.returns} | {engines} | {udf.description} |")
+    return "\n".join([*lines, "", "{% enddocs %}", ""])
+
+
+if __name__ == "__main__":
+    sys.stdout.write(docs_markdown())

@@ -1,0 +1,86 @@
+"""File operations the SQL layer cannot express (DuckDB and Spark SQL have no mkdir or rename).
+
+Called from the export and publish macros through the ``webdedup_*`` SQL functions registered from
+webdedup/engines/udfs.py.  Outputs are written to a hidden staging folder and moved into place only when
+the whole run succeeded, so an output folder only ever holds complete runs.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+
+#: The staging folder of a run inside the output folder: ``<output_dir>/.staging-<invocation id>``.
+STAGING_PREFIX = ".staging-"
+#: Published last, so a complete manifest means a complete set of outputs.
+MANIFEST_FILE = "manifest.json"
+
+
+def prepare_dir(path: str) -> str:
+    """Create the folder if needed; return its absolute path."""
+    os.makedirs(path, exist_ok=True)
+    return os.path.abspath(path)
+
+
+def staging_dir(output_dir: str, invocation_id: str) -> str:
+    """This run's staging folder (not created)."""
+    return os.path.join(output_dir, STAGING_PREFIX + invocation_id)
+
+
+def write_text(path: str, text: str) -> str:
+    """Write a text file (UTF-8, newlines as given); return its absolute path."""
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    return os.path.abspath(path)
+
+
+def publish_file(path: str, target_dir: str) -> str:
+    """Copy path into target_dir under a temporary name, then rename it into place; returns the target."""
+    source = os.path.abspath(path)
+    target = os.path.join(os.path.abspath(target_dir), os.path.basename(source))
+    if target == source:
+        return f"{target} (already in place)"
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    temporary = f"{target}.{os.getpid()}.tmp"
+    shutil.copyfile(source, temporary)
+    os.replace(temporary, target)
+    return target
+
+
+def publish_database(build_path: str, publish_dir: str) -> str:
+    """Publish the (checkpointed) build database: a copy renamed into place, so readers never see half."""
+    published = publish_file(build_path, publish_dir)
+    return published.replace("(already in place)", "(built in place)")
+
+
+def publish_outputs(staging: str, output_dir: str) -> str:
+    """Move a successful run's staged files into output_dir (manifest last); drop staging folders."""
+    if not os.path.isdir(staging):
+        return "nothing staged"
+    names = sorted(os.listdir(staging), key=lambda name: (name == MANIFEST_FILE, name))
+    for name in names:
+        os.replace(os.path.join(staging, name), os.path.join(output_dir, name))
+    for leftover in glob.glob(os.path.join(output_dir, STAGING_PREFIX + "*")):
+        shutil.rmtree(leftover, ignore_errors=True)
+    return f"published {len(names)} file(s) to {os.path.abspath(output_dir)}"
+
+
+def discard_dir(path: str) -> str:
+    """Drop the staging folder of a run that failed."""
+    shutil.rmtree(path, ignore_errors=True)
+    return f"discarded {path}"
+
+
+def finalize_export(parts_dir: str, target: str) -> str:
+    """Turn a Spark writer's output folder (one part file) into the single file ``target``."""
+    parts = sorted(
+        p
+        for p in glob.glob(os.path.join(parts_dir, "part-*"))
+        if not p.endswith(".crc") and os.path.getsize(p) > 0
+    ) or sorted(p for p in glob.glob(os.path.join(parts_dir, "part-*")) if not p.endswith(".crc"))
+    if len(parts) != 1:
+        raise RuntimeError(f"finalize_export: expected one part file in {parts_dir}, found {len(parts)}")
+    os.replace(parts[0], target)
+    shutil.rmtree(parts_dir, ignore_errors=True)
+    return os.path.abspath(target)

@@ -1,0 +1,136 @@
+"""The run manifest: what went in, with which settings, what came out (content hashes), with what.
+
+Built by the ``run_manifest`` dbt Python model after every other output file is staged; written to
+``manifest.json`` by the same export hook as the other outputs.  Only ``generated_at`` changes between
+two runs on the same input; everything else is a pure function of the input, the settings, the code and
+the package versions.  Nothing in it is free prose: the settings are the int_run_settings row, the
+output files are those of var output_files (dbt_project.yml) and lsh_pictures, and "backends" names the
+function and the dispatched macros that ran.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import hashlib
+import os
+import platform
+from importlib import metadata
+
+#: The settings-row columns that name the input (reported under "source"), where outputs go (not reported:
+#: they are machine paths) and what ran (reported under "backends"); every other column is a setting.
+INPUT_KEYS = ("documents_path", "warc_paths", "warc_ranges_path")
+LOCATION_KEYS = ("output_dir", "staging_dir")
+IMPLEMENTATION_SUFFIX = "_implementation"
+PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy", "dbt-spark", "pyspark")
+#: Where the checked-in seed is, relative to the project root (the input when no input var is set).
+SEED_PATH = "seeds/documents.csv"
+
+
+def sha256_file(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def input_files(
+    documents_path: str, seed_path: str, warc_paths: str = "", warc_ranges_path: str = ""
+) -> list[str]:
+    """The files the documents were read from, sorted (a file, a glob or a folder).
+
+    WARC input: the local WARC files and the ranges table (the ranges pin the remote bytes it reads).
+    """
+    if warc_paths or warc_ranges_path:
+        from webdedup.warc.sources import list_warc_files
+
+        found = [path for path, _ in list_warc_files(warc_paths)] if warc_paths else []
+        return sorted(found + ([warc_ranges_path] if warc_ranges_path else []))
+    if not documents_path:
+        return [seed_path]
+    if os.path.isdir(documents_path):
+        found = [
+            p
+            for ext in ("parquet", "csv")
+            for p in glob.glob(os.path.join(documents_path, "**", f"*.{ext}"), recursive=True)
+        ]
+    else:
+        found = glob.glob(documents_path, recursive=True)
+    return sorted(found)
+
+
+def input_digest(files: list[str]) -> str:
+    """One sha256 over the input files' names (basename) and contents, in sorted order."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(os.path.basename(path).encode("utf-8") + b"\0" + sha256_file(path).encode("ascii"))
+    return digest.hexdigest()
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def build_manifest(
+    *,
+    settings_row: dict,
+    summary: dict,
+    source_counts: dict[str, int],
+    outputs: list[tuple[str, int | None]],
+    engine: str,
+    fingerprints: str,
+) -> dict:
+    """The manifest of a run: ``settings_row`` is the int_run_settings row, ``summary`` the
+    candidate_summary row, ``outputs`` the (file, rows or None) of every output in the staging folder,
+    ``fingerprints`` the qualified name of the fingerprint function that ran."""
+    inputs = {key: settings_row.get(key) or "" for key in INPUT_KEYS}
+    staging = settings_row["staging_dir"]
+    files = input_files(inputs["documents_path"], SEED_PATH, inputs["warc_paths"], inputs["warc_ranges_path"])
+    if inputs["warc_paths"] or inputs["warc_ranges_path"]:
+        classification = "warc_paths" if inputs["warc_paths"] else "warc_ranges_path"
+    else:
+        classification = "documents_path" if inputs["documents_path"] else "seed_fixture"
+    settings = {
+        key: value
+        for key, value in settings_row.items()
+        if key not in INPUT_KEYS + LOCATION_KEYS and not key.endswith(IMPLEMENTATION_SUFFIX)
+    }
+    implementations = {
+        key.removesuffix(IMPLEMENTATION_SUFFIX): value
+        for key, value in settings_row.items()
+        if key.endswith(IMPLEMENTATION_SUFFIX)
+    }
+    return {
+        "pipeline": "web_text_dedup",
+        "generated_at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+        "source": {
+            "classification": classification,
+            **{key: value or None for key, value in inputs.items()},
+            "input_files": [os.path.basename(p) for p in files],
+            "input_sha256": input_digest(files),
+            "documents_by_source": [
+                {"source": k, "documents": int(v)} for k, v in sorted(source_counts.items())
+            ],
+        },
+        "settings": {k: settings[k] for k in sorted(settings)},
+        "counts": {k: summary[k] for k in summary},
+        "outputs": [
+            {
+                "file": name,
+                "rows": None if rows is None else int(rows),
+                "sha256": sha256_file(os.path.join(staging, name))
+                if os.path.exists(os.path.join(staging, name))
+                else None,
+            }
+            for name, rows in outputs
+        ],
+        "versions": package_versions(),
+        "backends": {"engine": engine, "fingerprints": fingerprints, **dict(sorted(implementations.items()))},
+    }
