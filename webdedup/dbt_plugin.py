@@ -95,6 +95,8 @@ def shared_shingles(left, right):
 
 
 def discard_dir(path: str) -> str:
+    if not os.path.isdir(path):
+        return "nothing was staged"
     shutil.rmtree(path, ignore_errors=True)
     return f"discarded {path}"
 
@@ -123,6 +125,15 @@ _quote_attach_aliases()
 
 class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
+        # runs just before dbt-duckdb attaches the build file: a lock held by another process is one line
+        # (a DbtRuntimeError), not dbt-duckdb's chained tracebacks
+        from dbt_common.exceptions import DbtRuntimeError
+
+        from webdedup.run_guards import database_lock_problem
+
+        for attachment in (self.creds.attach or []) if self.creds else []:
+            if problem := database_lock_problem(attachment.path):
+                raise DbtRuntimeError(problem)
         file_helpers = (prepare_dir, write_text, publish_file, publish_database, publish_outputs, discard_dir)
         functions = [
             (
@@ -134,6 +145,18 @@ class Plugin(BasePlugin):
             )
             for func in file_helpers
         ]
+        from webdedup import input_files, run_guards
+
+        for func, parameters in (
+            (input_files.csv_profile, ["VARCHAR"] * 3),
+            (run_guards.output_dir_problem, ["VARCHAR"]),
+            (run_guards.published_file_problem, ["VARCHAR"] * 2),
+        ):
+            options = {"side_effects": True}
+            functions.append((f"webdedup_{func.__name__}", func, parameters, "VARCHAR", options))
+        functions.append(
+            ("webdedup_decode_utf8_replace", input_files.decode_utf8_replace, ["BLOB"], "VARCHAR", {})
+        )
         # a null body is an empty document (no shingles), as in the pipeline
         options = {"null_handling": "special"}
         functions.append(("webdedup_shingle_set", shingle_set, ["VARCHAR", "BIGINT"], "BIGINT[]", options))
