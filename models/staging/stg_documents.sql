@@ -17,7 +17,8 @@
 -#}
 
 {%- set input = documents_input() -%}
-{%- set base_columns = ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
+{#- the required input columns, in the contract's order (empty while dbt parses) -#}
+{%- set base_columns = input_contract() | list -%}
 {%- set staged = {} -%}
 {%- set binary_columns = [] -%}
 {%- for name in base_columns -%}
@@ -25,20 +26,22 @@
     {%- do staged.update({name: staged_column("source." ~ name, name, category)}) -%}
     {%- if category == "binary" -%}{%- do binary_columns.append(name) -%}{%- endif -%}
 {%- endfor -%}
+{#- binary text that is not UTF-8 stops the build (var invalid_utf8: error) -#}
+{%- set invalid_utf8_checks = ["false"] -%}
+{%- if invalid_utf8_mode() == "error" -%}
+    {%- for name in binary_columns -%}{%- do invalid_utf8_checks.append(is_invalid_utf8(name)) -%}{%- endfor -%}
+{%- endif -%}
+{%- set invalid_utf8_check = invalid_utf8_checks | join(" or ") -%}
 {%- set extra_columns = [] -%}
 {%- for column in input.columns -%}
     {%- if column | lower not in base_columns -%}{%- do extra_columns.append(adapter.quote(column)) -%}{%- endif -%}
 {%- endfor -%}
-{%- set typed_columns -%}
-        {{ staged.doc_id }} as doc_id,
-        {{ staged.source }} as source,
-        {{ staged.domain }} as domain,
-        {{ staged.crawled_at }} as crawled_at,
-        {{ staged.title }} as title,
-        {{ staged.body }} as body,
-        {{ text_hash(staged.body) }} as body_hash{% for column in extra_columns %},
-        source.{{ column }}{% endfor %}
-{%- endset %}
+{#- the select list of final: the staged base columns, body_hash, then the extra input columns as they are -#}
+{%- set typed_list = [] -%}
+{%- for name in base_columns -%}{%- do typed_list.append(staged[name] ~ " as " ~ name) -%}{%- endfor -%}
+{%- do typed_list.append(text_hash(staged.body) ~ " as body_hash") -%}
+{%- for column in extra_columns -%}{%- do typed_list.append("source." ~ column) -%}{%- endfor -%}
+{%- set typed_columns = typed_list | join(",\n        ") -%}
 
 with
 
@@ -55,12 +58,7 @@ keys as (
         {{ staged_column("doc_id", "doc_id", input.categories.get("doc_id", "text")) }} as doc_id,
         {{ staged_column("crawled_at", "crawled_at", input.categories.get("crawled_at", "text")) }} as crawled_at,
         cast(crawled_at as string) as crawled_at_text,
-        {%- if binary_columns and invalid_utf8_mode() == "error" %}
-        {% for name in binary_columns %}{{ is_invalid_utf8(name) }}{% if not loop.last %} or {% endif %}{% endfor %}
-            as has_invalid_utf8,
-        {%- else %}
-        false as has_invalid_utf8,
-        {%- endif %}
+        {{ invalid_utf8_check }} as has_invalid_utf8,
         {{ input_row_number() }} as input_row
     from source
 
