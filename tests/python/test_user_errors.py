@@ -2,13 +2,14 @@
 (issue 14); an empty input warns; publishing never destroys an analyst's work."""
 
 import os
+import shutil
 import subprocess
 import sys
 
 import duckdb
 import pytest
 
-from tests.python.conftest import run_dbt
+from tests.python.conftest import PROJECT_ROOT, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -142,7 +143,7 @@ def test_an_empty_input_warns_and_candidate_summary_says_zero(tmp_path):
         f"select documents, candidate_pairs from '{tmp_path / 'out' / 'candidate_summary.csv'}'"
     )
     assert summary.fetchall() == [(0, 0)]
-    assert duckdb.sql(f"select count(*) from '{tmp_path / 'out' / 'clusters.csv'}'").fetchone()[0] == 0
+    assert duckdb.sql(f"select count(*) from '{tmp_path / 'out' / 'clusters.csv'}'").fetchall() == [(0,)]
 
 
 def test_publishing_refuses_to_replace_a_file_an_analyst_holds_for_writing(tmp_path):
@@ -168,23 +169,23 @@ def test_publishing_refuses_to_replace_a_file_an_analyst_holds_for_writing(tmp_p
         f" ({PROGRAM}); replacing it would lose what that connection writes.",
     )
     con = duckdb.connect(str(published), read_only=True)
-    assert con.sql("from my_notes").fetchall() == [("doc-001", "keep me")]  # the analyst's work survives
-    assert con.sql("select count(*) from stg_documents").fetchone()[0] == 24  # the old result, untouched
+    assert con.execute("from my_notes").fetchall() == [("doc-001", "keep me")]  # the analyst's work survives
+    assert con.execute("select count(*) from stg_documents").fetchone()[0] == 24  # the old result, untouched
     con.close()
 
 
 ANALYST = """
 import sys, duckdb
 con = duckdb.connect(sys.argv[1])
-con.sql("create table my_notes as select 'doc-001' as doc_id, 'keep me' as note")
-con.sql(f"attach '{sys.argv[2]}' as dedup (read_only)")
-print(con.sql("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
+con.execute("create table my_notes as select 'doc-001' as doc_id, 'keep me' as note")
+con.execute(f"attach '{sys.argv[2]}' as dedup (read_only)")
+print(con.execute("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
 sys.stdin.readline()
-print(con.sql("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
-con.sql("detach dedup")
-con.sql(f"attach '{sys.argv[2]}' as dedup (read_only)")
-print(con.sql("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
-print(con.sql("select note from my_notes").fetchone()[0], flush=True)
+print(con.execute("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
+con.execute("detach dedup")
+con.execute(f"attach '{sys.argv[2]}' as dedup (read_only)")
+print(con.execute("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
+print(con.execute("select note from my_notes").fetchone()[0], flush=True)
 """
 
 
@@ -216,4 +217,23 @@ def test_an_analyst_database_attaching_the_results_read_only_keeps_its_tables(tm
     analyst.wait(timeout=60)
     con = duckdb.connect(str(tmp_path / "analysis.duckdb"), read_only=True)
     assert con.sql("from my_notes").fetchall() == [("doc-001", "keep me")]
+    con.close()
+
+
+def test_the_documented_analyst_example_runs_as_written(fixture_run, tmp_path):
+    """The copy-paste example of docs/operations-analysts.md, run beside a published database."""
+    text = (PROJECT_ROOT / "docs" / "operations-analysts.md").read_text()
+    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    shutil.copy(fixture_run["work"] / "published" / "dedup.duckdb", tmp_path / "web_text_dedup.duckdb")
+    result = subprocess.run(
+        [sys.executable, "-c", example],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
+    assert "cluster_size" in result.stdout
+    con = duckdb.connect(str(tmp_path / "analysis.duckdb"), read_only=True)
+    assert con.execute("select count(*) from my_notes").fetchall() == [(0,)]
     con.close()
