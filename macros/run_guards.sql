@@ -3,7 +3,10 @@
   checks themselves are webdedup/run_guards.py, registered as SQL functions by webdedup/dbt_plugin.py.
 -#}
 
-{#- on-run-start: var output_dir must be a folder (or creatable) this user can write, before any work. -#}
+{#-
+  on-run-start: var output_dir must be a folder (or creatable) this user can write, and no other build
+  may be writing to it (this build holds it until it ends), before any work.
+-#}
 {% macro check_run_environment() %}
     {{- return(adapter.dispatch("check_run_environment", "web_text_dedup")()) -}}
 {% endmacro %}
@@ -14,7 +17,7 @@
 
 {% macro duckdb__check_run_environment() %}
     {%- if not execute or flags.WHICH not in ("build", "run") -%}{{ return("select 1") }}{%- endif -%}
-    {%- set problem = run_query("select webdedup_output_dir_problem("
+    {%- set problem = run_query("select webdedup_claim_output_dir("
         ~ sql_string(var("output_dir", "output")) ~ ")").columns[0].values()[0] -%}
     {%- if problem -%}{{ exceptions.raise_compiler_error(problem) }}{%- endif -%}
     {{ return("select 1") }}

@@ -149,7 +149,7 @@ class Plugin(BasePlugin):
 
         for func, parameters in (
             (input_files.csv_profile, ["VARCHAR"] * 3),
-            (run_guards.output_dir_problem, ["VARCHAR"]),
+            (run_guards.claim_output_dir, ["VARCHAR"]),
             (run_guards.published_file_problem, ["VARCHAR"] * 2),
         ):
             options = {"side_effects": True}

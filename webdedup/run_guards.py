@@ -3,6 +3,9 @@
 * :func:`output_dir_problem`: var output_dir is an existing file, or a folder (or its nearest existing
   parent) this process cannot write: the message, else "" (the ``webdedup_output_dir_problem`` SQL
   function, called by the on-run-start hook ``check_run_environment``).
+* :func:`claim_output_dir`: this build holds the output folder (an advisory lock on the folder itself,
+  released when the process ends, also when it is killed) so that a second build writing to the same
+  folder at the same time is refused, naming the first one's PID, instead of deleting its staged files.
 * :func:`database_lock_problem`: the build database is locked by another process: the message with the
   PID and program DuckDB reports, else "".  Called by the dbt plugin before it attaches the file.
 * :func:`published_file_problem`: the published database is open for writing in another process (an
@@ -12,6 +15,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 
@@ -43,6 +47,52 @@ def output_dir_problem(path: str) -> str:
             " pass a writable folder"
         )
     return ""
+
+
+_claimed: dict[str, int] = {}
+
+
+def claim_output_dir(path: str) -> str:
+    """Create output_dir if needed and lock it for this process: '' on success, else the refusal."""
+    if problem := output_dir_problem(path):
+        return problem
+    absolute = os.path.abspath(path)
+    if absolute in _claimed:
+        return ""
+    os.makedirs(absolute, exist_ok=True)
+    descriptor = os.open(absolute, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        holder = _flock_holder(absolute)
+        return (
+            f"output_dir '{path}' is being written by another dbt build ({holder}): wait for it to finish,"
+            " or pass another folder, e.g. --vars '{output_dir: out/mine}'"
+        )
+    _claimed[absolute] = descriptor  # held until this process ends
+    return ""
+
+
+def _flock_holder(path: str) -> str:
+    """'PID n' of the process holding a flock on path, from /proc/locks (Linux), else 'another process'."""
+    stat = os.stat(path)
+    wanted = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
+    try:
+        with open("/proc/locks") as handle:
+            for line in handle:
+                fields = line.split()
+                # 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
+                if (
+                    len(fields) >= 6
+                    and fields[1] == "FLOCK"
+                    and fields[5] == wanted
+                    and fields[4] != str(os.getpid())
+                ):
+                    return f"PID {fields[4]}"
+    except OSError:
+        pass
+    return "another process"
 
 
 def lock_holder(message: str) -> str:

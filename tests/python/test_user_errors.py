@@ -1,6 +1,7 @@
 """Failures a user can cause end in one message naming the problem and what to do, without a traceback
 (issue 14); an empty input warns; publishing never destroys an analyst's work."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -9,7 +10,7 @@ import sys
 import duckdb
 import pytest
 
-from tests.python.conftest import PROJECT_ROOT, run_dbt
+from tests.python.conftest import DBT, PROJECT_ROOT, run_dbt
 
 pytestmark = pytest.mark.dbt
 
@@ -237,3 +238,40 @@ def test_the_documented_analyst_example_runs_as_written(fixture_run, tmp_path):
     con = duckdb.connect(str(tmp_path / "analysis.duckdb"), read_only=True)
     assert con.execute("select count(*) from my_notes").fetchall() == [(0,)]
     con.close()
+
+
+def test_a_second_build_writing_to_the_same_output_dir_is_refused_naming_the_first(tmp_path):
+    """Two builds into different databases but one output folder: the second is refused before any work
+    (it would have deleted the first one's staged files); the first completes."""
+    out = tmp_path / "out"
+    env = dict(
+        os.environ,
+        DEDUP_DB_PATH=str(tmp_path / "first.duckdb"),
+        DEDUP_PUBLISH_DIR=str(tmp_path / "published"),
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+    )
+    command = [DBT, "build", "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
+    first = subprocess.Popen(
+        [*command, "--vars", json.dumps({"output_dir": str(out)})],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    log = []
+    for line in first.stdout:
+        log.append(line)
+        if "START sql" in line:  # past on-run-start: the first build holds the folder
+            break
+    second = run_dbt(
+        ["build"], db_path=tmp_path / "second.duckdb", dbt_vars={"output_dir": str(out)}, check=False
+    )
+    log.extend(first.stdout)
+    assert first.wait() == 0, "".join(log)[-3000:]
+    _fails_cleanly(
+        second,
+        f"output_dir '{out}' is being written by another dbt build (PID {first.pid}): wait for it to finish,"
+        " or pass another folder",
+    )
+    assert (out / "manifest.json").exists() and not [p for p in out.iterdir() if p.name.startswith(".")]
