@@ -209,3 +209,17 @@
 {% macro spark__text_hash(expression) -%}
     shiftright(xxhash64({{ expression }}), 1)
 {%- endmacro %}
+
+
+{#- A column name as a quoted identifier, quote characters inside it escaped (input columns may hold any). -#}
+{% macro quoted_column(name) %}
+    {{- return(adapter.dispatch("quoted_column", "web_text_dedup")(name)) -}}
+{% endmacro %}
+
+{% macro duckdb__quoted_column(name) -%}
+    {{- return('"' ~ (name | replace('"', '""')) ~ '"') -}}
+{%- endmacro %}
+
+{% macro spark__quoted_column(name) -%}
+    {{- return("`" ~ (name | replace("`", "``")) ~ "`") -}}
+{%- endmacro %}

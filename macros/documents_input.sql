@@ -198,7 +198,7 @@
     {%- endif -%}
     {%- set matches = ["previous.doc_id = " ~ alias ~ ".doc_id", "previous.body_hash = " ~ alias ~ ".body_hash"] -%}
     {%- for row in described.rows if row[0] | lower not in ("doc_id", "body", "body_hash") -%}
-        {%- set column = adapter.quote(row[0]) -%}
+        {%- set column = quoted_column(row[0]) -%}
         {%- do matches.append("previous." ~ column ~ " is not distinct from " ~ alias ~ "." ~ column) -%}
     {%- endfor -%}
     {{ return("not exists (select 1 from " ~ this ~ " as previous where "

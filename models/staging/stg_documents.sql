@@ -34,7 +34,7 @@
 {%- set invalid_utf8_check = invalid_utf8_checks | join(" or ") -%}
 {%- set extra_columns = [] -%}
 {%- for column in input.columns -%}
-    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(adapter.quote(column)) -%}{%- endif -%}
+    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(quoted_column(column)) -%}{%- endif -%}
 {%- endfor -%}
 {#- the select list of final: the staged base columns, body_hash, then the extra input columns as they are -#}
 {%- set typed_list = [] -%}

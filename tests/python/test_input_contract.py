@@ -322,3 +322,24 @@ def test_a_csv_row_of_20_mb_is_read(tmp_path):
     shingles = [ref.token_shingles(ref.normalize_text(b).split()) for b in (big, big2)]
     assert ref.jaccard(*shingles) >= 0.7  # so big and big2 are one cluster, named after the first crawl
     assert _clusters(tmp_path) == {"big": "cluster-big", "big2": "cluster-big", "small": "cluster-small"}
+
+
+def test_extra_columns_of_any_name_are_carried_unchanged(tmp_path):
+    extra = ["url", 'a "quoted" name', "it's", "Ünïcode col", "with,comma"]
+    table = pa.table(
+        {
+            "doc_id": ["a", "b"],
+            "source": ["s", "s"],
+            "domain": ["d", "e"],
+            "crawled_at": ["2024-01-01", "2024-01-02"],
+            "title": ["t", "t"],
+            "body": ["first page words here", "second page other words"],
+            **{name: [f"{name}-a", f"{name}-b"] for name in extra},
+        }
+    )
+    pq.write_table(table, tmp_path / "docs.parquet")
+    _build(tmp_path, tmp_path / "docs.parquet")
+    kept = pq.read_table(tmp_path / "out" / "deduped_documents.parquet")
+    assert kept.column_names == [*REQUIRED, *extra, "cluster_id", "cluster_size"]
+    assert kept.sort_by("doc_id").select(extra).to_pylist() == table.select(extra).to_pylist()
+    _assert_no_document_lost(tmp_path, ["a", "b"])
