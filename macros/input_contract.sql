@@ -36,7 +36,8 @@
 
 {#-
   The column names (lower case) the project adds to its outputs: every column declared on stg_documents
-  or on any model downstream of it, except the required input columns.
+  or on any enabled model downstream of it (dbt's graph holds enabled nodes only: the opt-in audit
+  models add theirs when var audit is on), except the required input columns.
 -#}
 {% macro reserved_output_columns() %}
     {%- set reserved = [] -%}
