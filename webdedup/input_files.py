@@ -123,7 +123,8 @@ def csv_profile(path: str, invalid_utf8: str, work_dir: str) -> str:
     read_path, invalid_rows = path, []
     if not is_utf8:
         if invalid_utf8 == "replace":
-            name = hashlib.sha1(repr(key).encode()).hexdigest()[:16] + ".csv"
+            # one copy per input file: a changed file overwrites its copy instead of adding one
+            name = hashlib.sha1(key[0].encode()).hexdigest()[:16] + ".csv"
             read_path = write_utf8_copy(path, os.path.join(work_dir, name))
             # U+FFFD takes 3 bytes where an invalid byte took 1
             largest *= 3
