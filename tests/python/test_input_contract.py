@@ -2,7 +2,9 @@
 accepted types, CSV rows larger than DuckDB's default line size.  Each successful build keeps every
 document: input rows = rows of clusters.csv."""
 
+import csv
 import datetime as dt
+import io
 
 import duckdb
 import pyarrow as pa
@@ -345,3 +347,30 @@ def test_extra_columns_of_any_name_are_carried_unchanged(tmp_path):
     assert kept.column_names == [*REQUIRED, *extra, "cluster_id", "cluster_size"]
     assert kept.sort_by("doc_id").select(extra).to_pylist() == table.select(extra).to_pylist()
     _assert_no_document_lost(tmp_path, ["a", "b"])
+
+
+@pytest.mark.parametrize("chunk_bytes", [7, 64, 1 << 20])
+def test_the_largest_csv_row_counts_quoted_newlines_and_spans_chunks(tmp_path, monkeypatch, chunk_bytes):
+    """DuckDB's max_line_size comes from this scan: it must be the largest row as a CSV parser splits the
+    file (Python's csv module, here), whatever the chunking."""
+    from webdedup import input_files
+
+    monkeypatch.setattr(input_files, "CHUNK_BYTES", chunk_bytes)
+    rows = [
+        ["doc_id", "body"],
+        ["a", "short"],
+        ["b", 'a "quoted" body\nover\nthree lines, with commas'],
+        ["c", "x" * 300],
+        ["d", "caf\u00e9 \u2013 unicode"],
+    ]
+    path = tmp_path / "docs.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    expected = []
+    for row in rows:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(row)
+        expected.append(len(buffer.getvalue().encode()))
+    assert input_files.largest_row_bytes(str(path)) == (max(expected), True)
+    path.write_bytes(path.read_bytes() + b"e,caf\xe9\n")
+    assert input_files.largest_row_bytes(str(path)) == (max(expected), False)
