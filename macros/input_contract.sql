@@ -115,6 +115,14 @@
             ~ (clashes | join(", ")) ~ "; rename or drop them in the input (reserved names: "
             ~ "docs/operations-analysts.md#input-contract)") }}
     {%- endif -%}
+    {#- dbt quotes column names without escaping (its unit tests read stg_documents' columns) -#}
+    {%- set unquotable = [] -%}
+    {%- for name in names if '"' in name or "`" in name -%}{%- do unquotable.append(name) -%}{%- endfor -%}
+    {%- if unquotable -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ " has column name(s) holding a quote character (\" or `), which dbt cannot quote: "
+            ~ (unquotable | join(", ")) ~ "; rename them in the input") }}
+    {%- endif -%}
     {%- set seen = {} -%}
     {%- for name in names -%}
         {%- if name | lower in seen -%}
