@@ -1,6 +1,7 @@
 """Failures a user can cause end in one message naming the problem and what to do, without a traceback
 (issue 14); an empty input warns; publishing never destroys an analyst's work."""
 
+import fcntl
 import json
 import os
 import shutil
@@ -240,9 +241,26 @@ def test_the_documented_analyst_example_runs_as_written(fixture_run, tmp_path):
     con.close()
 
 
-def test_a_second_build_writing_to_the_same_output_dir_is_refused_naming_the_first(tmp_path):
-    """Two builds into different databases but one output folder: the second is refused before any work
-    (it would have deleted the first one's staged files); the first completes."""
+CLAIM = """
+import sys
+from webdedup.run_guards import claim_output_dir
+print(claim_output_dir(sys.argv[1]) or "claimed", flush=True)
+sys.stdin.readline()
+"""
+
+
+def _folder_is_locked(path):
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)
+    return False
+
+
+def test_a_build_holds_its_output_dir_while_it_runs(tmp_path):
     out = tmp_path / "out"
     env = dict(
         os.environ,
@@ -251,7 +269,7 @@ def test_a_second_build_writing_to_the_same_output_dir_is_refused_naming_the_fir
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
     )
     command = [DBT, "build", "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
-    first = subprocess.Popen(
+    build = subprocess.Popen(
         [*command, "--vars", json.dumps({"output_dir": str(out)})],
         cwd=PROJECT_ROOT,
         env=env,
@@ -259,19 +277,41 @@ def test_a_second_build_writing_to_the_same_output_dir_is_refused_naming_the_fir
         stderr=subprocess.STDOUT,
         text=True,
     )
-    log = []
-    for line in first.stdout:
+    log, locked = [], None
+    for line in build.stdout:
         log.append(line)
-        if "START sql" in line:  # past on-run-start: the first build holds the folder
-            break
-    second = run_dbt(
-        ["build"], db_path=tmp_path / "second.duckdb", dbt_vars={"output_dir": str(out)}, check=False
+        if locked is None and "START sql" in line:  # past on-run-start, models running
+            locked = _folder_is_locked(out)
+    assert build.wait() == 0, "".join(log)[-3000:]
+    assert locked is True
+    assert not _folder_is_locked(out)  # released when the build ends
+
+
+def test_a_second_build_writing_to_the_same_output_dir_is_refused_naming_the_first(tmp_path):
+    """Two builds into different databases but one output folder: the second is refused before any work
+    (it would have deleted the first one's staged files).  The first is stood in for by a process holding
+    the folder as a build does (run_guards.claim_output_dir), so the timing cannot race."""
+    out = tmp_path / "out"
+    first = subprocess.Popen(
+        [sys.executable, "-c", CLAIM, str(out)],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
-    log.extend(first.stdout)
-    assert first.wait() == 0, "".join(log)[-3000:]
+    try:
+        assert first.stdout.readline().strip() == "claimed"
+        second = run_dbt(
+            ["build"], db_path=tmp_path / "second.duckdb", dbt_vars={"output_dir": str(out)}, check=False
+        )
+    finally:
+        first.stdin.write("\n")
+        first.stdin.flush()
+        first.wait(timeout=60)
     _fails_cleanly(
         second,
         f"output_dir '{out}' is being written by another dbt build (PID {first.pid}): wait for it to finish,"
         " or pass another folder",
     )
-    assert (out / "manifest.json").exists() and not [p for p in out.iterdir() if p.name.startswith(".")]
+    assert "START sql" not in second.stdout
+    assert list(out.iterdir()) == []
