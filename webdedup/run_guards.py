@@ -1,11 +1,12 @@
 """Checks that turn a user's mistake into one line naming the problem and what to do (issue 14).
 
 * :func:`output_dir_problem`: var output_dir is an existing file, or a folder (or its nearest existing
-  parent) this process cannot write: the message, else "" (the ``webdedup_output_dir_problem`` SQL
-  function, called by the on-run-start hook ``check_run_environment``).
-* :func:`claim_output_dir`: this build holds the output folder (an advisory lock on the folder itself,
-  released when the process ends, also when it is killed) so that a second build writing to the same
-  folder at the same time is refused, naming the first one's PID, instead of deleting its staged files.
+  parent) this process cannot write: the message, else "".
+* :func:`claim_output_dir` (the ``webdedup_claim_output_dir`` SQL function, called by the on-run-start
+  hook ``check_run_environment``): output_dir_problem, then this build holds the output folder (an
+  advisory lock on the folder itself, released when the process ends, also when it is killed) so that
+  a second build writing to the same folder at the same time is refused, naming the first one's PID,
+  instead of deleting its staged files.
 * :func:`database_lock_problem`: the build database is locked by another process: the message with the
   PID and program DuckDB reports, else "".  Called by the dbt plugin before it attaches the file.
 * :func:`published_file_problem`: the published database is open for writing in another process (an
