@@ -19,6 +19,12 @@ And one function for ad-hoc questions (``dbt run-operation explain_pair``):
 * ``webdedup_shingle_set(body, shingle_size)``: the document's shingle set (sorted distinct 64-bit
   shingle hashes, exactly as int_shingle_sets stores them; webdedup.fingerprint.shingle_set_batch).
 
+And the input contract's and the run guards' helpers (issue 14; webdedup/input_files.py and
+webdedup/run_guards.py): ``webdedup_csv_profile(path, invalid_utf8, work_dir)``,
+``webdedup_decode_utf8_replace(blob)``, ``webdedup_claim_output_dir(path)`` and
+``webdedup_published_file_problem(build_path, publish_dir)``; before the build file is attached,
+a lock held on it by another process stops the run with one line naming that process.
+
 And the intersection count of exact Jaccard on DuckDB (macros/exact_jaccard.sql):
 
 * ``webdedup_shared_shingles(left_set, right_set)``: how many hashes two sorted shingle sets share, a
