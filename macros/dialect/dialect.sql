@@ -3,20 +3,6 @@
   a new engine adds `<adapter>__<macro>` implementations here.
 -#}
 
-{#- A timestamp from a date or timestamp value or text; null when it cannot be parsed. -#}
-{% macro parse_timestamp(expression) %}
-    {{- return(adapter.dispatch("parse_timestamp", "web_text_dedup")(expression)) -}}
-{% endmacro %}
-
-{% macro duckdb__parse_timestamp(expression) -%}
-    try_cast(cast({{ expression }} as varchar) as timestamp)
-{%- endmacro %}
-
-{% macro spark__parse_timestamp(expression) -%}
-    try_cast(cast({{ expression }} as string) as timestamp_ntz)
-{%- endmacro %}
-
-
 {#- Select-list items that turn one row with a list into one row per element. -#}
 {% macro explode_list(list_expression, value_alias) %}
     {{- return(adapter.dispatch("explode_list", "web_text_dedup")(list_expression, value_alias)) -}}
@@ -231,3 +217,17 @@
     {%- set dispatch = adapter.dispatch -%}
     {{- return(dispatch(name, "web_text_dedup").get_name()) -}}
 {% endmacro %}
+
+
+{#- A column name as a quoted identifier, quote characters inside it escaped (input columns may hold any). -#}
+{% macro quoted_column(name) %}
+    {{- return(adapter.dispatch("quoted_column", "web_text_dedup")(name)) -}}
+{% endmacro %}
+
+{% macro duckdb__quoted_column(name) -%}
+    {{- return('"' ~ (name | replace('"', '""')) ~ '"') -}}
+{%- endmacro %}
+
+{% macro spark__quoted_column(name) -%}
+    {{- return("`" ~ (name | replace("`", "``")) ~ "`") -}}
+{%- endmacro %}

@@ -5,9 +5,10 @@
   or Parquet file, a glob, or a folder of such files (relative paths resolve from the directory dbt runs
   in, the project root).  With var warc_paths or warc_ranges_path: the extracted rows of the Python model
   stg_warc_records (base columns + WARC lineage).  Setting documents_path and a WARC var is an error.
-  Required columns are checked before any work, in every file; a missing one stops the build with a
-  message naming it and the file.  Returns {"relation": <from-clause SQL>, "columns": [input column
-  names], "label": ...}.
+  The input contract (macros/inputs/input_contract.sql: required columns, accepted types, reserved names) is
+  checked before any work, in every file; a breach stops the build with a message naming the column and
+  the file.  Returns {"relation": <from-clause SQL>, "columns": [input column names], "categories":
+  {lower name: type category}, "label": ...}.
 #}
 {% macro documents_input() %}
     {%- set seed_relation = ref("documents") -%}
@@ -19,40 +20,34 @@
             ~ path ~ "', " ~ warc_input_label() ~ ")") }}
     {%- endif -%}
     {%- if warc_input_enabled() -%}
-        {%- set columns = warc_document_columns() -%}
-        {%- set relation = "(select " ~ (columns | join(", ")) ~ " from " ~ ref("stg_warc_records")
+        {%- set relation = "(select " ~ (warc_document_columns() | join(", ")) ~ " from " ~ ref("stg_warc_records")
             ~ " where status = 'extracted')" -%}
-        {{ return({"relation": relation, "columns": columns, "label": warc_input_label()}) }}
     {%- elif not has_path -%}
         {%- set relation = seed_relation | string -%}
-        {%- set label = "seed 'documents'" -%}
     {%- else -%}
         {%- set relation = read_documents_files(path) -%}
-        {%- set label = "documents_path '" ~ path ~ "'" -%}
     {%- endif -%}
+    {%- set label = documents_input_label() -%}
     {%- set columns = [] -%}
+    {%- set categories = {} -%}
     {%- if execute -%}
-        {%- set described = run_query("describe select * from " ~ relation) -%}
-        {%- for row in described.rows -%}{%- do columns.append(row[0]) -%}{%- endfor -%}
-        {%- set missing = missing_document_columns(columns) -%}
-        {%- if missing -%}
-            {{ exceptions.raise_compiler_error(
-                label ~ " is missing required column(s): " ~ (missing | join(", "))
-                ~ " (found: " ~ (columns | join(", ")) ~ ")") }}
-        {%- endif -%}
+        {%- set described = [] -%}
+        {%- for row in run_query("describe select * from " ~ relation).rows -%}
+            {%- do described.append((row[0], row[1])) -%}
+            {%- do columns.append(row[0]) -%}
+        {%- endfor -%}
+        {%- do categories.update(check_input_contract(label, described)) -%}
     {%- endif -%}
-    {{ return({"relation": relation, "columns": columns, "label": label}) }}
+    {{ return({"relation": relation, "columns": columns, "categories": categories, "label": label}) }}
 {% endmacro %}
 
 
-{#- The required input columns absent from `columns` (case-insensitive). -#}
-{% macro missing_document_columns(columns) %}
-    {%- set lowered = columns | map("lower") | list -%}
-    {%- set missing = [] -%}
-    {%- for required in ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
-        {%- if required not in lowered -%}{%- do missing.append(required) -%}{%- endif -%}
-    {%- endfor -%}
-    {{ return(missing) }}
+{#- How messages name the input: seed 'documents', documents_path '...' or the WARC vars. -#}
+{% macro documents_input_label() %}
+    {%- set path = var("documents_path", "") | string | trim -%}
+    {%- if warc_input_enabled() -%}{{ return(warc_input_label()) }}{%- endif -%}
+    {%- if path in ("", "none", "None") -%}{{ return("seed 'documents'") }}{%- endif -%}
+    {{ return("documents_path '" ~ path ~ "'") }}
 {% endmacro %}
 
 
@@ -130,26 +125,53 @@
     {%- else -%}
         {%- set reader = "read_csv({}, header = true, all_varchar = true, union_by_name = true, strict_mode = true)" -%}
     {%- endif -%}
-    {%- if execute -%}
-        {#- several files are read as one union: check each file's columns, so that a file without a
-            required column stops the build (named) instead of contributing nulls -#}
-        {%- set files = run_query("select file from glob(" ~ sql_string(pattern) ~ ") order by file") -%}
-        {%- if files.rows | length > 1 -%}
-            {%- for file_row in files.rows -%}
-                {%- set file_columns = [] -%}
-                {%- set described = run_query(
-                    "describe select * from " ~ reader.format(sql_string(file_row[0]))) -%}
-                {%- for row in described.rows -%}{%- do file_columns.append(row[0]) -%}{%- endfor -%}
-                {%- set missing = missing_document_columns(file_columns) -%}
-                {%- if missing -%}
-                    {{ exceptions.raise_compiler_error(
-                        "documents_path '" ~ path ~ "': file '" ~ file_row[0] ~ "' is missing required column(s): "
-                        ~ (missing | join(", ")) ~ " (found: " ~ (file_columns | join(", ")) ~ ")") }}
-                {%- endif -%}
-            {%- endfor -%}
-        {%- endif -%}
+    {%- if not execute -%}{{ return(reader.format(sql_string(pattern))) }}{%- endif -%}
+    {%- set files = run_query("select file from glob(" ~ sql_string(pattern) ~ ") order by file").columns[0].values() -%}
+    {%- if files | length == 0 -%}
+        {#- DuckDB's own error names the pattern -#}
+        {{ return(reader.format(sql_string(pattern))) }}
     {%- endif -%}
-    {{ return(reader.format(sql_string(pattern))) }}
+    {%- if not is_parquet -%}
+        {#- each CSV file is scanned once: its largest row sets max_line_size, and bytes that are not
+            UTF-8 are named or replaced (webdedup/inputs/csv_files.py) -#}
+        {%- set read_paths = [] -%}
+        {%- set line_size = {"max": 0} -%}
+        {%- set mode = invalid_utf8_mode() -%}
+        {%- set work_dir = run_query("select path || '.inputs' from duckdb_databases() where database_name = "
+            ~ sql_string(target.database)).columns[0].values()[0] -%}
+        {%- for file in files -%}
+            {%- set profile = fromjson(run_query("select webdedup_csv_profile(" ~ sql_string(file) ~ ", "
+                ~ sql_string(mode) ~ ", " ~ sql_string(work_dir) ~ ")").columns[0].values()[0]) -%}
+            {%- if profile.invalid_rows -%}
+                {{ exceptions.raise_compiler_error(
+                    "documents_path '" ~ path ~ "'" ~ (": file '" ~ file ~ "'" if files | length > 1 else "")
+                    ~ " holds bytes that are not UTF-8 in "
+                    ~ profile.invalid_row_count ~ " row(s), doc_id: " ~ (profile.invalid_rows | join(", "))
+                    ~ (" ..." if profile.invalid_row_count > profile.invalid_rows | length else "")
+                    ~ "; convert the file to UTF-8, or set var invalid_utf8: replace to read them as U+FFFD") }}
+            {%- endif -%}
+            {%- do read_paths.append(sql_string(profile.read_path)) -%}
+            {%- do line_size.update({"max": [line_size.max, profile.max_line_size] | max}) -%}
+        {%- endfor -%}
+        {%- set reader = "read_csv({}, header = true, all_varchar = true, union_by_name = true, strict_mode = true,"
+            ~ " max_line_size = " ~ line_size.max ~ ")" -%}
+        {%- set pattern_sql = "[" ~ (read_paths | join(", ")) ~ "]" -%}
+    {%- else -%}
+        {%- set pattern_sql = sql_string(pattern) -%}
+    {%- endif -%}
+    {#- several files are read as one union: check each file's columns and types, so that a file without a
+        required column stops the build (named) instead of contributing nulls -#}
+    {%- if files | length > 1 -%}
+        {%- for file in files -%}
+            {%- set one = reader.format(read_paths[loop.index0] if not is_parquet else sql_string(file)) -%}
+            {%- set described = [] -%}
+            {%- for row in run_query("describe select * from " ~ one).rows -%}
+                {%- do described.append((row[0], row[1])) -%}
+            {%- endfor -%}
+            {%- do check_input_contract("documents_path '" ~ path ~ "'", described, file) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(reader.format(pattern_sql)) }}
 {% endmacro %}
 
 {#-
@@ -196,7 +218,7 @@
     {%- endif -%}
     {%- set matches = ["previous.doc_id = " ~ alias ~ ".doc_id", "previous.body_hash = " ~ alias ~ ".body_hash"] -%}
     {%- for row in described.rows if row[0] | lower not in ("doc_id", "body", "body_hash") -%}
-        {%- set column = adapter.quote(row[0]) -%}
+        {%- set column = quoted_column(row[0]) -%}
         {%- do matches.append("previous." ~ column ~ " is not distinct from " ~ alias ~ "." ~ column) -%}
     {%- endfor -%}
     {{ return("not exists (select 1 from " ~ this ~ " as previous where "

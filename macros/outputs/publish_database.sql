@@ -6,7 +6,9 @@
   checkpointed and copied to <DEDUP_PUBLISH_DIR>/<same file name> (default: the project root) under a
   temporary name, then renamed into place (webdedup/outputs/files.py).  An analyst's open read-only
   connection keeps reading the previous complete file; new connections see the new complete file; the
-  build never waits for, or is blocked by, readers.  A failed build publishes nothing.
+  build never waits for, or is blocked by, readers.  A failed build publishes nothing.  When another
+  process holds the published file open for writing (an analyst's read-write connection), the build
+  refuses to replace it and names that process (docs/analysts.md).
 -#}
 {% macro publish_database(results) %}
     {{- return(adapter.dispatch("publish_database", "web_text_dedup")(results)) -}}
@@ -26,8 +28,15 @@
     {%- endif -%}
     {#- the build file is attached as target.database (profiles.yml) -#}
     {%- do run_query("checkpoint " ~ adapter.quote(target.database)) -%}
-    {%- set published = run_query("select webdedup_publish_database(path, " ~ sql_string(publish_dir)
-        ~ ") from duckdb_databases() where database_name = " ~ sql_string(target.database)).columns[0].values()[0] -%}
+    {%- set build_path = run_query("select path from duckdb_databases() where database_name = "
+        ~ sql_string(target.database)).columns[0].values()[0] -%}
+    {#- an analyst's read-write connection to the published file would keep writing to a replaced,
+        unlinked file and lose its work: refuse, naming the process (readers are no obstacle) -#}
+    {%- set problem = run_query("select webdedup_published_file_problem(" ~ sql_string(build_path) ~ ", "
+        ~ sql_string(publish_dir) ~ ")").columns[0].values()[0] -%}
+    {%- if problem -%}{{ exceptions.raise_compiler_error("publish_database: " ~ problem) }}{%- endif -%}
+    {%- set published = run_query("select webdedup_publish_database(" ~ sql_string(build_path) ~ ", "
+        ~ sql_string(publish_dir) ~ ")").columns[0].values()[0] -%}
     {{ log("publish_database: " ~ published, info=True) }}
     {{ return("select 1") }}
 {% endmacro %}

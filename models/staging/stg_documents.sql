@@ -3,9 +3,13 @@
   (for example WARC lineage) carried along unchanged.  Stored (not a view): a snapshot of the input, read
   once, so later stages and the published database never depend on the input file's path.
 
-  Bad input stops the build here, before any fingerprinting, with one message that names every problem
+  The input contract (macros/inputs/input_contract.sql, declared in _staging__models.yml) is checked before
+  this model runs: required columns, accepted types, no column named like one the project adds.  Each
+  base column is staged by its input type: crawled_at as a UTC timestamp, binary text decoded as UTF-8.
+  Bad rows stop the build here, before any fingerprinting, with one message that names every problem
   and the offending rows: duplicate doc_id (the ids), empty doc_id (the input row numbers), crawled_at
-  missing or not a date/timestamp (the doc_ids and values).  A null body is kept as an empty document.
+  missing or not a date/timestamp (the doc_ids and values), binary text that is not UTF-8 (the
+  doc_ids).  A null body is kept as an empty document.
 
   Incremental on DuckDB (config in _staging__models.yml): the checks read every input row, but only new
   or changed rows are written again (changed_documents_only below), and a post-hook deletes the rows of
@@ -13,21 +17,31 @@
 -#}
 
 {%- set input = documents_input() -%}
-{%- set base_columns = ["doc_id", "source", "domain", "crawled_at", "title", "body"] -%}
+{#- the required input columns, in the contract's order (empty while dbt parses) -#}
+{%- set base_columns = input_contract() | list -%}
+{%- set staged = {} -%}
+{%- set binary_columns = [] -%}
+{%- for name in base_columns -%}
+    {%- set category = input.categories.get(name, "text") -%}
+    {%- do staged.update({name: staged_column("source." ~ name, name, category)}) -%}
+    {%- if category == "binary" -%}{%- do binary_columns.append(name) -%}{%- endif -%}
+{%- endfor -%}
+{#- binary text that is not UTF-8 stops the build (var invalid_utf8: error) -#}
+{%- set invalid_utf8_checks = ["false"] -%}
+{%- if invalid_utf8_mode() == "error" -%}
+    {%- for name in binary_columns -%}{%- do invalid_utf8_checks.append(is_invalid_utf8(name)) -%}{%- endfor -%}
+{%- endif -%}
+{%- set invalid_utf8_check = invalid_utf8_checks | join(" or ") -%}
 {%- set extra_columns = [] -%}
 {%- for column in input.columns -%}
-    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(adapter.quote(column)) -%}{%- endif -%}
+    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(quoted_column(column)) -%}{%- endif -%}
 {%- endfor -%}
-{%- set typed_columns -%}
-        cast(source.doc_id as string) as doc_id,
-        cast(source.source as string) as source,
-        cast(source.domain as string) as domain,
-        {{ parse_timestamp("source.crawled_at") }} as crawled_at,
-        cast(source.title as string) as title,
-        cast(source.body as string) as body,
-        {{ text_hash("cast(source.body as string)") }} as body_hash{% for column in extra_columns %},
-        source.{{ column }}{% endfor %}
-{%- endset %}
+{#- the select list of final: the staged base columns, body_hash, then the extra input columns as they are -#}
+{%- set typed_list = [] -%}
+{%- for name in base_columns -%}{%- do typed_list.append(staged[name] ~ " as " ~ name) -%}{%- endfor -%}
+{%- do typed_list.append(text_hash(staged.body) ~ " as body_hash") -%}
+{%- for column in extra_columns -%}{%- do typed_list.append("source." ~ column) -%}{%- endfor -%}
+{%- set typed_columns = typed_list | join(",\n        ") -%}
 
 with
 
@@ -41,9 +55,10 @@ keys as (
 
     -- the narrow columns the checks need: the bodies are read once, by final
     select
-        cast(doc_id as string) as doc_id,
-        {{ parse_timestamp("crawled_at") }} as crawled_at,
+        {{ staged_column("doc_id", "doc_id", input.categories.get("doc_id", "text")) }} as doc_id,
+        {{ staged_column("crawled_at", "crawled_at", input.categories.get("crawled_at", "text")) }} as crawled_at,
         cast(crawled_at as string) as crawled_at_text,
+        {{ invalid_utf8_check }} as has_invalid_utf8,
         {{ input_row_number() }} as input_row
     from source
 
@@ -83,6 +98,16 @@ problems as (
         || {{ agg_join("doc_id || '=' || coalesce(crawled_at_text, 'null')", "input_row", 20) }} as problem
     from keys
     where crawled_at is null
+    having count(*) > 0
+
+    union all
+
+    select
+        'bytes that are not UTF-8 (in ' || {{ sql_string(binary_columns | join(" or ") or "body") }} || ') in '
+        || count(*) || ' row(s), doc_id: ' || {{ agg_join("doc_id", "input_row", 20) }}
+        || ' (convert them to UTF-8, or set var invalid_utf8: replace to read them as U+FFFD)' as problem
+    from keys
+    where has_invalid_utf8
     having count(*) > 0
 
 ),

@@ -10,8 +10,10 @@ import dataclasses
 
 from dbt.adapters.duckdb.credentials import Attachment
 from dbt.adapters.duckdb.plugins import BasePlugin
+from dbt_common.exceptions import DbtRuntimeError
 
 from webdedup.engines.udfs import DUCKDB, for_engine
+from webdedup.outputs.guards import database_lock_problem
 
 
 def _quote_attach_aliases() -> None:
@@ -54,4 +56,9 @@ def register_functions(conn) -> None:
 
 class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
+        # runs just before dbt-duckdb attaches the build file: a lock held by another process is one line
+        # (a DbtRuntimeError), not dbt-duckdb's chained tracebacks
+        for attachment in (self.creds.attach or []) if self.creds else []:
+            if problem := database_lock_problem(attachment.path):
+                raise DbtRuntimeError(problem)
         register_functions(conn)

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from webdedup.core import fingerprint
-from webdedup.outputs import files
+from webdedup.inputs import csv_files
+from webdedup.outputs import files, guards
 
 DUCKDB, SPARK = "duckdb", "spark"
 BOTH = frozenset({DUCKDB, SPARK})
@@ -26,6 +27,7 @@ TYPES = {
     "boolean": {DUCKDB: "BOOLEAN", SPARK: "boolean"},
     "bigint": {DUCKDB: "BIGINT", SPARK: "bigint"},
     "bigint[]": {DUCKDB: "BIGINT[]", SPARK: "array<bigint>"},
+    "blob": {DUCKDB: "BLOB", SPARK: "binary"},
 }
 
 
@@ -152,6 +154,43 @@ UDFS = (
         "merge per row over Arrow columns.",
         vectorized=True,
         takes_nulls=True,
+    ),
+    Udf(
+        "webdedup_csv_profile",
+        csv_files.csv_profile,
+        (("path", "text"), ("invalid_utf8", "text"), ("work_dir", "text")),
+        "text",
+        BOTH,
+        "JSON about a CSV input file: DuckDB's max_line_size from its largest row, the rows holding bytes "
+        "that are not UTF-8, or a repaired copy to read (var invalid_utf8).",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_decode_utf8_replace",
+        csv_files.decode_utf8_replace,
+        (("value", "blob"),),
+        "text",
+        BOTH,
+        "A binary value as text, each invalid UTF-8 sequence replaced by U+FFFD (var invalid_utf8: replace).",
+    ),
+    Udf(
+        "webdedup_claim_output_dir",
+        guards.claim_output_dir,
+        (("path", "text"),),
+        "text",
+        BOTH,
+        "Empty when this build may write to output_dir (and now holds it), else the one-line problem.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_published_file_problem",
+        guards.published_file_problem,
+        (("build_path", "text"), ("publish_dir", "text")),
+        "text",
+        frozenset({DUCKDB}),
+        "Empty when publishing may replace the published database, else the problem (another process "
+        "holds it open for writing).",
+        side_effects=True,
     ),
 )
 

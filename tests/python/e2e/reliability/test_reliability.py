@@ -70,7 +70,10 @@ def test_missing_required_column_is_named(tmp_path):
 def test_non_utf8_csv_is_reported(tmp_path):
     path = tmp_path / "latin1.csv"
     path.write_bytes((HEADER + "a,s,d,2024-01-01,t,caf\xe9\n").encode("latin-1"))
-    _fails_with(_build(tmp_path, path), "This file is not utf-8 encoded")
+    _fails_with(
+        _build(tmp_path, path),
+        f"documents_path '{path}' holds bytes that are not UTF-8 in 1 row(s), doc_id: a; convert the file",
+    )
 
 
 def test_file_that_is_not_parquet_is_reported(tmp_path):
