@@ -7,6 +7,7 @@ their types come from the one registry, webdedup/engines/udfs.py.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from dbt.adapters.duckdb.credentials import Attachment
 from dbt.adapters.duckdb.plugins import BasePlugin
@@ -61,4 +62,8 @@ class Plugin(BasePlugin):
         for attachment in (self.creds.attach or []) if self.creds else []:
             if problem := database_lock_problem(attachment.path):
                 raise DbtRuntimeError(problem)
+            if "://" not in attachment.path and attachment.path != ":memory:":
+                # DEDUP_DB_PATH in a folder that does not exist yet: create it, as a database file's
+                # folder is created for the default target/
+                os.makedirs(os.path.dirname(os.path.abspath(attachment.path)), exist_ok=True)
         register_functions(conn)
