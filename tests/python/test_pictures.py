@@ -128,7 +128,7 @@ def test_fixture_run_draws_its_own_tables_and_publishes_them(fixture_run):
     con = duckdb.connect(str(fixture_run["db_path"]), read_only=True)
     try:
         threshold, bands, rows = con.sql(
-            "select threshold, bands, rows_per_band from int_run_settings"
+            "select threshold, bands, rows_per_band from main_internal.int_run_settings"
         ).fetchall()[0]
         expected = render_pictures(
             curve=con.sql("select jaccard, p_candidate from lsh_s_curve").fetchall(),
