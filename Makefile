@@ -53,9 +53,11 @@ test-install: $(VENV)/.installed-test
 bench-install: $(VENV)/.installed-bench
 
 # The build ends with a summary of the run (macros/run_summary.sql): counts, where the files and the
-# published database are, and the next command.
+# published database are, and the next command; printed after dbt's own closing lines.
+SUMMARY := target/run_summary.txt
 run: $(VENV)/.installed-base
-	$(DBT) build $(DBT_FLAGS)
+	@mkdir -p target && rm -f $(SUMMARY)
+	@DEDUP_SUMMARY_FILE=$(SUMMARY) $(DBT) build $(DBT_FLAGS); status=$$?; cat $(SUMMARY) 2> /dev/null; exit $$status
 
 # A SQL shell on the published database (webdedup/sql.py): `make sql` is interactive,
 # `make sql Q="select * from candidate_summary"` prints the whole result; DB=path opens another file.
@@ -67,7 +69,9 @@ sql: export WEBDEDUP_SQL_QUERY = $(Q)
 SPARK_FLAGS := --target spark --exclude-resource-type unit_test
 
 run-spark: $(VENV)/.installed-spark
-	$(DBT) build $(DBT_FLAGS) $(SPARK_FLAGS)
+	@mkdir -p target && rm -f $(SUMMARY)
+	@DEDUP_SUMMARY_FILE=$(SUMMARY) $(DBT) build $(DBT_FLAGS) $(SPARK_FLAGS); status=$$?; cat $(SUMMARY) 2> /dev/null; \
+		exit $$status
 
 test: lint dbt-test pytest
 

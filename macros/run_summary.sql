@@ -5,12 +5,14 @@
   the candidate reduction, where the output files and the published database are, and the command to
   look at them.  The numbers are read from candidate_summary as this run built it; a run that did not
   build candidate_summary prints nothing, and a run that failed says that nothing was published.
+  With DEDUP_SUMMARY_FILE set, the summary is written to that file instead of printed: `make run`
+  prints it after dbt's own closing lines, so that it is the last thing on the screen.
 -#}
 {% macro run_summary(results) %}
     {%- if not execute or flags.WHICH not in ("build", "run") -%}{{ return("select 1") }}{%- endif -%}
     {%- if not run_succeeded(results) -%}
-        {{ print("\nweb_text_dedup: the build failed (see the errors above); the outputs and the database "
-            ~ "were not published, the previous ones are unchanged.") }}
+        {%- do _show_summary(["", "web_text_dedup: the build failed (see the errors above); the outputs and the"
+            ~ " database were not published, the previous ones are unchanged."]) -%}
         {{ return("select 1") }}
     {%- endif -%}
     {%- set built = results | selectattr("node.unique_id", "equalto", "model.web_text_dedup.candidate_summary")
@@ -31,8 +33,17 @@
         "  output files          " ~ output_dir(),
     ] -%}
     {%- do lines.extend(adapter.dispatch("run_summary_database", "web_text_dedup")()) -%}
-    {{ print(lines | join("\n")) }}
+    {%- do _show_summary(lines) -%}
     {{ return("select 1") }}
+{% endmacro %}
+
+{% macro _show_summary(lines) %}
+    {%- set path = env_var("DEDUP_SUMMARY_FILE", "") -%}
+    {%- if path -%}
+        {%- do run_query("select webdedup_write_text(" ~ sql_string(path) ~ ", " ~ sql_string(lines | join("\n") ~ "\n") ~ ")") -%}
+    {%- else -%}
+        {{ print(lines | join("\n")) }}
+    {%- endif -%}
 {% endmacro %}
 
 {#- The summary's lines about the database and the next command, per engine. -#}
