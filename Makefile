@@ -1,10 +1,12 @@
 # Two commands do everything on a fresh machine that has python3:
-#   make run   - create .venv from the pinned requirements (if missing), run the pipeline on the fixture,
-#                write the outputs to output/ and the database to web_text_dedup.duckdb
+#   make run   - create .venv with the DuckDB pipeline's pinned packages (requirements/base.txt) if
+#                missing, run the pipeline on the fixture, write the outputs to output/ and the database to
+#                web_text_dedup.duckdb, and print a summary
 #   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
 #                (pytest includes the Spark target, needs Java 17: tests/python/test_spark.py runs the
 #                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
-#   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): --target spark
+#   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): dbt build --target spark
+#                     (installs requirements/spark.txt and the project's dbt plugin first)
 #   make test-spark - only the Spark tests
 #   make sql        - a SQL shell on the published database; make sql Q="select ..." runs one query
 #   make bench      - the benchmark against datasketch and rensa (installs them)

@@ -55,7 +55,9 @@ def connect(path: str) -> duckdb.DuckDBPyConnection:
     if path == ":memory:":
         return duckdb.connect()
     if not os.path.exists(path):
-        raise SystemExit(f"sql: no database at {os.path.abspath(path)}: run `make run` (or `dbt build`) first")
+        raise SystemExit(
+            f"sql: no database at {os.path.abspath(path)}: run `make run` (or `dbt build`) first"
+        )
     return duckdb.connect(path, read_only=True)
 
 
@@ -72,7 +74,9 @@ def _vertical(relation: duckdb.DuckDBPyRelation) -> str:
     lines = []
     for number, row in enumerate(relation.fetchall(), start=1):
         lines.append(f"-[ row {number} ]" + "-" * max(0, width - 8))
-        lines += [f"{name.ljust(width)} | {'NULL' if v is None else v}" for name, v in zip(names, row, strict=True)]
+        lines += [
+            f"{name.ljust(width)} | {'NULL' if v is None else v}" for name, v in zip(names, row, strict=True)
+        ]
     if not lines:
         lines.append("(no rows; columns: " + ", ".join(names) + ")")
     return "\n".join(lines) + "\n"

@@ -27,13 +27,9 @@ final as (
         fingerprints.shingle_count,
         fingerprints.shingle_set_key,
         fingerprints.signature,
-        {%- if fingerprint_detail_enabled() %}
-        fingerprints.band_keys,
+        fingerprints.band_keys{% if fingerprint_detail_enabled() %},
         details.normalized_text,
-        details.shingles
-        {%- else %}
-        fingerprints.band_keys
-        {%- endif %}
+        details.shingles{% endif %}
     from fingerprints
     {%- if fingerprint_detail_enabled() %}
     inner join details on fingerprints.doc_id = details.doc_id

@@ -87,7 +87,9 @@ def test_counts_per_status_are_reported_and_logged(runs):
         if w.kind == "error":
             assert f"[warc] error in {w.filename} at offset {w.offset}: " in results["files"]["log"]
     # the range table lists every span but the garbage between two members
-    ranged = _table(results["ranges"]["db"], "select status, count(*) as n from main_internal.stg_warc_records group by 1")
+    ranged = _table(
+        results["ranges"]["db"], "select status, count(*) as n from main_internal.stg_warc_records group by 1"
+    )
     listed = Counter(w.kind for w in corpus.written if w.in_range_table)
     assert {r["status"]: r["n"] for r in ranged} == dict(listed)
 

@@ -134,9 +134,13 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     assert _build(tmp_path, "incremental", folder) == 100  # a new title is not a new fingerprint
     with duckdb.connect(str(db_path), read_only=True) as con:
         assert con.execute("select count(*) from main_internal.stg_documents").fetchone() == (400,)
-        marked = con.execute("select count(*) from main_internal.stg_documents where body = 'stored earlier'").fetchone()
+        marked = con.execute(
+            "select count(*) from main_internal.stg_documents where body = 'stored earlier'"
+        ).fetchone()
         assert marked == (2,)  # unchanged rows were not written again
-        title = con.execute("select title from main_internal.stg_documents where doc_id = ?", [ids[2]]).fetchone()
+        title = con.execute(
+            "select title from main_internal.stg_documents where doc_id = ?", [ids[2]]
+        ).fetchone()
         assert title == ("A new title for the same page",)
 
     # a batch with a new lineage column changes the table's columns: every row is written again
@@ -145,6 +149,8 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     pq.write_table(third, folder / "batch-3.parquet")
     assert _build(tmp_path, "incremental", folder) == 100
     with duckdb.connect(str(db_path), read_only=True) as con:
-        marked = con.execute("select count(*) from main_internal.stg_documents where body = 'stored earlier'").fetchone()
+        marked = con.execute(
+            "select count(*) from main_internal.stg_documents where body = 'stored earlier'"
+        ).fetchone()
         assert marked == (0,)  # every row written again
     _assert_same_as_full_build(tmp_path, folder, "incremental")

@@ -297,7 +297,9 @@ def test_readers_of_the_published_database_never_block_the_build(tmp_path):
     assert reader.stdout.readline().strip() == "24"  # the open connection keeps the old, complete result
     reader.wait()
     fresh = duckdb.connect(str(published), read_only=True)
-    assert fresh.sql("select count(*) from main_internal.stg_documents").fetchall() == [(2,)]  # new readers see the new one
+    assert fresh.sql("select count(*) from main_internal.stg_documents").fetchall() == [
+        (2,)
+    ]  # new readers see the new one
     fresh.close()
     assert not [p for p in published.parent.iterdir() if p.name.endswith(".tmp")]
 

@@ -40,7 +40,11 @@ def test_the_sets_are_disjoint_and_the_root_file_installs_all_of_them():
         for package in packages:
             assert package not in seen, f"{package} is pinned in both {seen[package]} and {name}"
             seen[package] = name
-    root = [line for line in (PROJECT_ROOT / "requirements.txt").read_text().splitlines() if line and line[0] != "#"]
+    root = [
+        line
+        for line in (PROJECT_ROOT / "requirements.txt").read_text().splitlines()
+        if line and line[0] != "#"
+    ]
     assert root == [f"-r requirements/{name}.txt" for name in SETS]
     for name in SETS[1:]:
         assert "-r base.txt" in (REQUIREMENTS / f"{name}.txt").read_text().splitlines()
@@ -48,7 +52,17 @@ def test_the_sets_are_disjoint_and_the_root_file_installs_all_of_them():
 
 def test_base_holds_none_of_the_extras():
     base = _pins("base")
-    for package in ("pyspark", "dbt-spark", "pandas", "scipy", "pytest", "ruff", "sqlfluff", "datasketch", "rensa"):
+    for package in (
+        "pyspark",
+        "dbt-spark",
+        "pandas",
+        "scipy",
+        "pytest",
+        "ruff",
+        "sqlfluff",
+        "datasketch",
+        "rensa",
+    ):
         assert package not in base, package
     assert {"dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numba", "fastwarc", "resiliparse"} <= set(base)
 
@@ -61,7 +75,9 @@ def test_each_set_is_closed_under_its_dependencies(name):
             distribution = metadata.distribution(package)
         except metadata.PackageNotFoundError:
             pytest.skip(f"{package} is not installed in this venv (install requirements/{name}.txt)")
-        assert distribution.version == version, f"{package}: pinned {version}, installed {distribution.version}"
+        assert distribution.version == version, (
+            f"{package}: pinned {version}, installed {distribution.version}"
+        )
         for text in distribution.requires or []:
             requirement = Requirement(text)
             if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):

@@ -77,9 +77,15 @@ def test_plain_dbt_build_on_spark_gives_the_duckdb_files(plain_spark_run, fixtur
     assert sorted(p.name for p in spark.iterdir()) == sorted(p.name for p in duck.iterdir())
     for name in SAME_FILES:
         assert (spark / name).read_text() == (duck / name).read_text(), name
-    for name, key in (("scored_pairs.parquet", "left_doc_id, right_doc_id"), ("deduped_documents.parquet", "doc_id")):
+    for name, key in (
+        ("scored_pairs.parquet", "left_doc_id, right_doc_id"),
+        ("deduped_documents.parquet", "doc_id"),
+    ):
         query = "select * from '{}' order by " + key
-        assert duckdb.sql(query.format(spark / name)).fetchall() == duckdb.sql(query.format(duck / name)).fetchall()
+        assert (
+            duckdb.sql(query.format(spark / name)).fetchall()
+            == duckdb.sql(query.format(duck / name)).fetchall()
+        )
     assert "web_text_dedup: done" in plain_spark_run["log"]
 
 
