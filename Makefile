@@ -1,12 +1,16 @@
 # Two commands do everything on a fresh machine that has python3:
-#   make run   - create .venv from the pinned requirements (if missing), run the pipeline on the fixture,
-#                write the outputs to output/ and the database to web_text_dedup.duckdb
+#   make run   - create .venv with the DuckDB pipeline's pinned packages (requirements/base.txt) if
+#                missing, run the pipeline on the fixture, write the outputs to output/ and the database to
+#                web_text_dedup.duckdb, and print a summary
 #   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
 #                (pytest includes the Spark target, needs Java 17: tests/python/test_spark.py runs the
 #                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
 #   make test-unit  - the unit tests alone (tests/python/unit: no dbt, under a minute)
-#   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): --target spark
+#   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): dbt build --target spark
+#                     (installs requirements/spark.txt and the project's dbt plugin first)
 #   make test-spark - only the Spark tests
+#   make sql        - a SQL shell on the published database; make sql Q="select ..." runs one query
+#   make bench      - the benchmark against datasketch and rensa (installs them)
 #   make docs-pictures - rebuild the fixture and copy its pictures into assets/ (the docs overview shows them)
 PYTHON ?= python3
 VENV := .venv
@@ -14,57 +18,98 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir . --project-dir .
 TEST_DIR := target/test-run
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: run run-spark test test-unit test-spark lint dbt-test pytest docs docs-serve docs-pictures clean
+.PHONY: run run-spark sql test test-unit test-spark lint dbt-test pytest docs docs-serve docs-pictures bench \
+	clean spark-install test-install bench-install
 
-$(VENV)/.installed: requirements.txt
+# Each set of packages is pinned, transitive dependencies included, in requirements/ (base: the DuckDB
+# pipeline; spark, test, bench on top of it) and installed by the first command that needs it.
+# `make run` installs base only; --no-compile and stripping the symbols of the three largest compiled
+# libraries (llvmlite, DuckDB, Arrow; when binutils' strip is there) keep that venv under 600 MB.
+$(VENV)/.installed-base: requirements/base.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PIP) -r requirements/base.txt
+	-command -v strip > /dev/null && find $(VENV)/lib -type f \( -name libllvmlite.so -o -name '_duckdb*.so' \
+		-o \( -path '*/site-packages/pyarrow/*' \( -name '*.so' -o -name '*.so.[0-9]*' \) \) \) \
+		-exec strip --strip-unneeded {} +
 	$(BIN)/python -m webdedup.core.warm  # compile the numba kernels once (cached in webdedup/core/__pycache__)
 	touch $@
 
-run: $(VENV)/.installed
-	$(DBT) build $(DBT_FLAGS)
-	@echo "Outputs in output/:" && ls -1 output
+# The Spark target: dbt-spark, pyspark, and the project's dbt plugin module on the venv's path (a .pth
+# file, webdedup/engines/spark_plugin.py), so that plain `dbt build --target spark` works.
+$(VENV)/.installed-spark: requirements/spark.txt $(VENV)/.installed-base
+	$(PIP) -r requirements/spark.txt
+	$(BIN)/python -m webdedup.engines.spark_plugin
+	touch $@
 
-# dbt on Spark goes through webdedup.engines.dbt_spark (dbt plus the in-process Python-model submission helper).
+$(VENV)/.installed-test: requirements/test.txt $(VENV)/.installed-base
+	$(PIP) -r requirements/test.txt
+	touch $@
+
+$(VENV)/.installed-bench: requirements/bench.txt $(VENV)/.installed-base
+	$(PIP) -r requirements/bench.txt
+	touch $@
+
+spark-install: $(VENV)/.installed-spark
+test-install: $(VENV)/.installed-test
+bench-install: $(VENV)/.installed-bench
+
+# The build ends with a summary of the run (macros/outputs/run_summary.sql): counts, where the files and the
+# published database are, and the next command; printed after dbt's own closing lines.
+SUMMARY := target/run_summary.txt
+run: $(VENV)/.installed-base
+	@mkdir -p target && rm -f $(SUMMARY)
+	@DEDUP_SUMMARY_FILE=$(SUMMARY) $(DBT) build $(DBT_FLAGS); status=$$?; cat $(SUMMARY) 2> /dev/null; exit $$status
+
+# A SQL shell on the published database (webdedup/outputs/sql_shell.py): `make sql` is interactive,
+# `make sql Q="select * from candidate_summary"` prints the whole result; DB=path opens another file.
+sql: $(VENV)/.installed-base
+	@$(BIN)/python -m webdedup.outputs.sql_shell $(if $(DB),--db "$(DB)") $(if $(Q),"$$WEBDEDUP_SQL_QUERY")
+sql: export WEBDEDUP_SQL_QUERY = $(Q)
+
 # Unit tests are DuckDB-only (their fixtures are DuckDB SQL); every data test runs on Spark.
-DBT_SPARK := $(BIN)/python -m webdedup.engines.dbt_spark
 SPARK_FLAGS := --target spark --exclude-resource-type unit_test
 
-run-spark: $(VENV)/.installed
-	$(DBT_SPARK) build $(DBT_FLAGS) $(SPARK_FLAGS)
-	@echo "Outputs in output/:" && ls -1 output
+run-spark: $(VENV)/.installed-spark
+	@mkdir -p target && rm -f $(SUMMARY)
+	@DEDUP_SUMMARY_FILE=$(SUMMARY) $(DBT) build $(DBT_FLAGS) $(SPARK_FLAGS); status=$$?; cat $(SUMMARY) 2> /dev/null; \
+		exit $$status
 
 test: lint dbt-test pytest
 
-test-unit: $(VENV)/.installed
+test-unit: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/python/unit
 
-test-spark: $(VENV)/.installed
+test-spark: $(VENV)/.installed-spark $(VENV)/.installed-test
 	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest tests/python/e2e/spark
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	mkdir -p $(TEST_DIR)
 	DEDUP_DB_PATH=$(TEST_DIR)/lint.duckdb $(DBT) seed $(DBT_FLAGS) --quiet
 	DEDUP_DB_PATH=$(TEST_DIR)/lint.duckdb $(BIN)/sqlfluff lint models analyses
 
-dbt-test: $(VENV)/.installed
+dbt-test: $(VENV)/.installed-base
 	mkdir -p $(TEST_DIR)
 	DEDUP_DB_PATH=$(TEST_DIR)/dbt_test.duckdb DEDUP_PUBLISH_DIR=$(TEST_DIR)/published $(DBT) build $(DBT_FLAGS) \
 		--vars '{output_dir: $(TEST_DIR)/output}'
 
-pytest: $(VENV)/.installed
+pytest: $(VENV)/.installed-spark $(VENV)/.installed-test $(VENV)/.installed-bench
 	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest
 
-docs: $(VENV)/.installed
+# The benchmark with its peer libraries: make bench ARGS="--docs 100000 --work bench_work/100000"
+bench: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/run_benchmark.py $(or $(ARGS),--docs 10000 --work bench_work/10000)
+
+docs: $(VENV)/.installed-base
 	$(DBT) docs generate $(DBT_FLAGS)
+	@echo "Docs: $(CURDIR)/target/index.html (make docs-serve serves them at http://localhost:8080)"
 
 # The fixture's pictures for the docs overview page: built in target/, copied into the tracked assets/.
-docs-pictures: $(VENV)/.installed
+docs-pictures: $(VENV)/.installed-base
 	mkdir -p $(TEST_DIR)
 	DEDUP_DB_PATH=$(TEST_DIR)/pictures.duckdb DEDUP_PUBLISH_DIR= $(DBT) build $(DBT_FLAGS) \
 		--select +lsh_pictures --vars '{output_dir: $(TEST_DIR)/pictures}'

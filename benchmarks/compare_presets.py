@@ -66,7 +66,9 @@ def run_preset(preset: str, corpus: Path, work: Path) -> dict:
     )
     con = duckdb.connect(str(db_path), read_only=True)
     try:
-        settings = con.sql("select bands, rows_per_band, num_hashes from int_run_settings").fetchall()[0]
+        settings = con.sql(
+            "select bands, rows_per_band, num_hashes from main_internal.int_run_settings"
+        ).fetchall()[0]
         recall = {
             b: (t, f)
             for b, t, f in con.sql(

@@ -90,3 +90,19 @@
 {% macro audit_enabled() %}
     {{- return(var("audit") | string | lower in ("true", "1", "yes")) -}}
 {% endmacro %}
+
+
+{#-
+  Whether fingerprinted (and fingerprinted.parquet) carries each document's normalized text and shingles:
+  var fingerprint_detail "full"; empty, "off" or "default" (the default) leave them out.  Any other value
+  stops the build.
+-#}
+{% macro fingerprint_detail_enabled() %}
+    {%- set value = var("fingerprint_detail", "") | string | trim | lower -%}
+    {%- if value in ("", "off", "default", "none") -%}{{ return(false) }}{%- endif -%}
+    {%- if value != "full" -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var 'fingerprint_detail' must be full or off, got '" ~ value ~ "'") }}
+    {%- endif -%}
+    {{ return(true) }}
+{% endmacro %}

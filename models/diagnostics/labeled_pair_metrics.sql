@@ -1,7 +1,9 @@
 {#-
   Precision, recall and F1 of the pipeline's decisions against the labeled pairs (seed labeled_pairs).
   A pair is predicted duplicate when its two documents end in the same cluster (what the release acts
-  on).  Labeled pairs whose documents are not in this run's input are counted and ignored.
+  on).  Labeled pairs whose documents are not in this run's input are counted and ignored; when none
+  of them is (another corpus than the fixture), labels_status says 'no labels for this input' and the
+  counts and rates are null rather than zeros.
 -#}
 
 with
@@ -46,19 +48,38 @@ counts as (
 
 ),
 
+evaluated as (
+
+    select
+        labeled_pairs,
+        evaluated_pairs,
+        case
+            when evaluated_pairs = 0 then 'no labels for this input'
+            else 'evaluated ' || evaluated_pairs || ' of ' || labeled_pairs || ' labeled pairs'
+        end as labels_status,
+        evaluated_pairs > 0 as has_labels,
+        true_positives,
+        false_positives,
+        false_negatives,
+        true_negatives
+    from counts
+
+),
+
 final as (
 
     select
         labeled_pairs,
         evaluated_pairs,
-        true_positives,
-        false_positives,
-        false_negatives,
-        true_negatives,
+        labels_status,
+        case when has_labels then true_positives end as true_positives,
+        case when has_labels then false_positives end as false_positives,
+        case when has_labels then false_negatives end as false_negatives,
+        case when has_labels then true_negatives end as true_negatives,
         true_positives / nullif(true_positives + false_positives, 0) as pair_precision,
         true_positives / nullif(true_positives + false_negatives, 0) as pair_recall,
         2.0 * true_positives / nullif(2 * true_positives + false_positives + false_negatives, 0) as f1
-    from counts
+    from evaluated
 
 )
 

@@ -31,7 +31,7 @@ Shingle hashes
     signed int64).
     Two different shingles collide with probability about 2**-64, so the exact Jaccard of hash sets equals
     the Jaccard of string sets on any realistic corpus (tests compare both on random and real text).
-    Tokens, shingle hashes, set keys and MinHash run as compiled loops in ``webdedup.kernels`` (numba);
+    Tokens, shingle hashes, set keys and MinHash run as compiled loops in ``webdedup.core.kernels`` (numba);
     normalization and the Arrow plumbing stay here.
 
 MinHash permutation family

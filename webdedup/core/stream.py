@@ -61,7 +61,7 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
     in ``carry`` appended unchanged.
 
     With ``settings.workers > 1`` batches go to that many worker threads (the kernels in
-    ``webdedup.kernels`` release the GIL, so threads run them in parallel without the start-up and
+    ``webdedup.core.kernels`` release the GIL, so threads run them in parallel without the start-up and
     copying costs of processes); at most ``2 * workers`` batches are in flight, so memory is bounded by
     the batch size, not by the corpus.  Progress (documents done, docs/s) is printed every
     ``progress_every`` documents.

@@ -22,7 +22,8 @@ import duckdb
 import pyarrow as pa
 
 from webdedup.core.fingerprint import fingerprint_batch
-from webdedup.core.stream import settings_from_row, stream_fingerprints, stream_shingle_sets
+from webdedup.core.fingerprint_detail import DETAIL_SCHEMA, detail_batch
+from webdedup.core.stream import iter_batches, settings_from_row, stream_fingerprints, stream_shingle_sets
 from webdedup.outputs.manifest import build_manifest
 from webdedup.outputs.pictures import render_pictures
 from webdedup.warc.reader import read_warc_batches
@@ -81,6 +82,14 @@ def fingerprints(session, *, settings, documents, existing: str | None):
 def shingle_sets(session, *, settings, documents, existing: str | None):
     """int_shingle_sets: the shingle sets of the documents of ``documents`` that ``existing`` lacks."""
     return _stream_stale(session, settings, documents, existing, shingles_only=True)
+
+
+def fingerprint_details(session, *, settings, documents):
+    """int_fingerprint_details: every document's normalized text and shingles, streamed in batches."""
+    run = settings_from_row(settings.fetch_arrow_table().to_pylist()[0])
+    reader = documents.project("doc_id, body").fetch_record_batch(run.batch_size)
+    batches = iter_batches(reader, run, detail_batch, "fingerprint detail")
+    return pa.RecordBatchReader.from_batches(DETAIL_SCHEMA, batches)
 
 
 def pictures(session, *, settings, curve, scored):

@@ -89,6 +89,21 @@ def shingle_sets(spark: Any, *, settings: Any, documents: Any, existing: str | N
     return _map_batches(settings, documents, spark, "shingle_set_batch", SHINGLE_SET_DDL, True)
 
 
+def fingerprint_details(spark: Any, *, settings: Any, documents: Any) -> Any:
+    """int_fingerprint_details on Spark: the same batch function through mapInArrow."""
+    from webdedup.core.fingerprint_detail import detail_batch
+
+    params = settings_from_row(settings.first().asDict()).params
+    ship_package(spark)
+
+    def partition(batches):
+        for batch in batches:
+            yield detail_batch(batch, params)
+
+    ddl = "doc_id string, normalized_text string, shingles array<string>"
+    return documents.select("doc_id", "body").mapInArrow(partition, ddl)
+
+
 def pictures(spark: Any, *, settings: Any, curve: Any, scored: Any) -> Any:
     """lsh_pictures on Spark: the same SVG rows, drawn from collected DataFrames."""
     from webdedup.outputs.pictures import render_pictures

@@ -1,5 +1,5 @@
-"""The compiled kernels (webdedup.kernels) against plain Python: hashlib's blake2b and Python integers
-computing the hash family documented in webdedup.fingerprint, one document at a time."""
+"""The compiled kernels (webdedup.core.kernels) against plain Python: hashlib's blake2b and Python integers
+computing the hash family documented in webdedup.core.fingerprint, one document at a time."""
 
 import hashlib
 import random

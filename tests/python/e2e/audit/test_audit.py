@@ -56,7 +56,9 @@ def test_audit_equals_brute_force_and_recall_adds_up(audited):
     work, table = audited
     con = duckdb.connect(str(work / "db.duckdb"), read_only=True)
     try:
-        groups = dict(con.sql("select doc_id, group_anchor_doc_id from int_shingle_set_groups").fetchall())
+        groups = dict(
+            con.sql("select doc_id, group_anchor_doc_id from main_internal.int_shingle_set_groups").fetchall()
+        )
         audit = {
             (a, b): (j, found)
             for a, b, j, found in con.sql(

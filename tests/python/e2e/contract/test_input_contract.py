@@ -35,7 +35,7 @@ def _fails_with(result, message):
 def _staged(tmp_path, columns="doc_id, crawled_at, title, body"):
     con = duckdb.connect(str(tmp_path / "published" / "db.duckdb"), read_only=True)
     try:
-        return con.sql(f"select {columns} from stg_documents order by doc_id").fetchall()
+        return con.sql(f"select {columns} from main_internal.stg_documents order by doc_id").fetchall()
     finally:
         con.close()
 

@@ -123,7 +123,7 @@ def test_a_database_file_name_of_any_characters_builds_and_its_published_views_r
     run_dbt(["build"], db_path=tmp_path / file_name, dbt_vars={"output_dir": str(tmp_path / "out")})
     published = duckdb.connect(str(tmp_path / "published" / file_name), read_only=True)
     assert published.execute("select count(*) from deduped_documents").fetchone()[0] == 12
-    assert published.execute("select count(*) from stg_documents").fetchone()[0] == 24
+    assert published.execute("select count(*) from main_internal.stg_documents").fetchone()[0] == 24
     published.close()
 
 
@@ -172,7 +172,9 @@ def test_publishing_refuses_to_replace_a_file_an_analyst_holds_for_writing(tmp_p
     )
     con = duckdb.connect(str(published), read_only=True)
     assert con.execute("from my_notes").fetchall() == [("doc-001", "keep me")]  # the analyst's work survives
-    assert con.execute("select count(*) from stg_documents").fetchone()[0] == 24  # the old result, untouched
+    assert (
+        con.execute("select count(*) from main_internal.stg_documents").fetchone()[0] == 24
+    )  # the old result, untouched
     con.close()
 
 
@@ -181,12 +183,12 @@ import sys, duckdb
 con = duckdb.connect(sys.argv[1])
 con.execute("create table my_notes as select 'doc-001' as doc_id, 'keep me' as note")
 con.execute(f"attach '{sys.argv[2]}' as dedup (read_only)")
-print(con.execute("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
+print(con.execute("select count(*) from dedup.main_internal.stg_documents").fetchone()[0], flush=True)
 sys.stdin.readline()
-print(con.execute("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
+print(con.execute("select count(*) from dedup.main_internal.stg_documents").fetchone()[0], flush=True)
 con.execute("detach dedup")
 con.execute(f"attach '{sys.argv[2]}' as dedup (read_only)")
-print(con.execute("select count(*) from dedup.stg_documents").fetchone()[0], flush=True)
+print(con.execute("select count(*) from dedup.main_internal.stg_documents").fetchone()[0], flush=True)
 print(con.execute("select note from my_notes").fetchone()[0], flush=True)
 """
 

@@ -23,10 +23,10 @@ OUTPUTS = [
     "candidate_summary.csv",
 ]
 TABLES = [
-    "stg_documents",
-    "int_fingerprints",
-    "int_shingle_sets",
-    "int_candidate_pairs",
+    "main_internal.stg_documents",
+    "main_internal.int_fingerprints",
+    "main_internal.int_shingle_sets",
+    "main_internal.int_candidate_pairs",
     "clusters",
     "cluster_inspection",
 ]
@@ -123,7 +123,9 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     db_path = tmp_path / "incremental" / "db.duckdb"
     # Mark two stored rows behind dbt's back: a build that stored every input row again would undo it.
     with duckdb.connect(str(db_path)) as con:
-        con.execute("update stg_documents set body = 'stored earlier' where doc_id in (?, ?)", ids[:2])
+        con.execute(
+            "update main_internal.stg_documents set body = 'stored earlier' where doc_id in (?, ?)", ids[:2]
+        )
 
     # a new batch, and a new title (same body) for one page of the first batch
     titles = first.column("title").to_pylist()
@@ -133,10 +135,14 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     pq.write_table(corpus.slice(300, 100), folder / "batch-2.parquet")
     assert _build(tmp_path, "incremental", folder) == 100  # a new title is not a new fingerprint
     with duckdb.connect(str(db_path), read_only=True) as con:
-        assert con.execute("select count(*) from stg_documents").fetchone() == (400,)
-        marked = con.execute("select count(*) from stg_documents where body = 'stored earlier'").fetchone()
+        assert con.execute("select count(*) from main_internal.stg_documents").fetchone() == (400,)
+        marked = con.execute(
+            "select count(*) from main_internal.stg_documents where body = 'stored earlier'"
+        ).fetchone()
         assert marked == (2,)  # unchanged rows were not written again
-        title = con.execute("select title from stg_documents where doc_id = ?", [ids[2]]).fetchone()
+        title = con.execute(
+            "select title from main_internal.stg_documents where doc_id = ?", [ids[2]]
+        ).fetchone()
         assert title == ("A new title for the same page",)
 
     # a batch with a new lineage column changes the table's columns: every row is written again
@@ -145,6 +151,8 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     pq.write_table(third, folder / "batch-3.parquet")
     assert _build(tmp_path, "incremental", folder) == 100
     with duckdb.connect(str(db_path), read_only=True) as con:
-        marked = con.execute("select count(*) from stg_documents where body = 'stored earlier'").fetchone()
+        marked = con.execute(
+            "select count(*) from main_internal.stg_documents where body = 'stored earlier'"
+        ).fetchone()
         assert marked == (0,)  # every row written again
     _assert_same_as_full_build(tmp_path, folder, "incremental")

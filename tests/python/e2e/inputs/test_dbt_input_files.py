@@ -75,7 +75,7 @@ def parquet_folder_run(tmp_path_factory):
 def test_every_parquet_file_of_a_folder_is_read_with_dates_and_timestamps(parquet_folder_run):
     work, table, half = parquet_folder_run
     con = duckdb.connect(str(work / "published" / "db.duckdb"), read_only=True)
-    got = dict(con.sql("select doc_id, crawled_at from stg_documents").fetchall())
+    got = dict(con.sql("select doc_id, crawled_at from main_internal.stg_documents").fetchall())
     expected = {}
     for i, (doc_id, crawled_at) in enumerate(
         zip(table["doc_id"].to_pylist(), table["crawled_at"].to_pylist(), strict=True)
@@ -125,7 +125,7 @@ def test_every_csv_file_of_a_folder_is_read_as_text(csv_folder, tmp_path):
     work, table, parts = csv_folder
     _build(tmp_path, work / "docs")
     con = duckdb.connect(str(tmp_path / "published" / "db.duckdb"), read_only=True)
-    got = dict(con.sql("select doc_id, crawled_at from stg_documents").fetchall())
+    got = dict(con.sql("select doc_id, crawled_at from main_internal.stg_documents").fetchall())
     start, length = parts["part-1.csv"]
     date_only = set(table["doc_id"].to_pylist()[start : start + length])
     expected = {
@@ -133,7 +133,7 @@ def test_every_csv_file_of_a_folder_is_read_as_text(csv_folder, tmp_path):
         for d, c in zip(table["doc_id"].to_pylist(), table["crawled_at"].to_pylist(), strict=True)
     }
     assert got == expected  # ids such as 00042 keep their zeros: every id matches
-    offsets = dict(con.sql("select doc_id, warc_record_offset from stg_documents").fetchall())
+    offsets = dict(con.sql("select doc_id, warc_record_offset from main_internal.stg_documents").fetchall())
     assert offsets == {r["doc_id"]: str(r["warc_record_offset"]) for r in table.to_pylist()}
 
 
@@ -141,7 +141,7 @@ def test_a_glob_reads_only_the_files_it_matches(csv_folder, tmp_path):
     work, table, parts = csv_folder
     _build(tmp_path, work / "docs" / "part-*.csv")
     con = duckdb.connect(str(tmp_path / "published" / "db.duckdb"), read_only=True)
-    got = {r[0] for r in con.sql("select doc_id from stg_documents").fetchall()}
+    got = {r[0] for r in con.sql("select doc_id from main_internal.stg_documents").fetchall()}
     start, _ = parts["more/part-2.csv"]
     assert got == set(table["doc_id"].to_pylist()[:start])
 

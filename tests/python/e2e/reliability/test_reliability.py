@@ -208,7 +208,7 @@ def test_killed_build_leaves_previous_outputs_and_next_build_completes(tmp_path)
     deadline = time.monotonic() + 120
     started = False
     for line in process.stdout:
-        started = "START python" in line and "main.int_fingerprints" in line
+        started = "START python" in line and "main_internal.int_fingerprints" in line
         if started or time.monotonic() > deadline:
             time.sleep(1.0)
             break
@@ -270,9 +270,9 @@ def test_hot_bucket_gives_brute_force_clusters_without_quadratic_pairs(tmp_path)
 READER = """
 import sys, time, duckdb
 con = duckdb.connect(sys.argv[1], read_only=True)
-print(con.sql("select count(*) from stg_documents").fetchall()[0][0], flush=True)
+print(con.sql("select count(*) from main_internal.stg_documents").fetchall()[0][0], flush=True)
 sys.stdin.readline()
-print(con.sql("select count(*) from stg_documents").fetchall()[0][0], flush=True)
+print(con.sql("select count(*) from main_internal.stg_documents").fetchall()[0][0], flush=True)
 """
 
 
@@ -300,7 +300,9 @@ def test_readers_of_the_published_database_never_block_the_build(tmp_path):
     assert reader.stdout.readline().strip() == "24"  # the open connection keeps the old, complete result
     reader.wait()
     fresh = duckdb.connect(str(published), read_only=True)
-    assert fresh.sql("select count(*) from stg_documents").fetchall() == [(2,)]  # new readers see the new one
+    assert fresh.sql("select count(*) from main_internal.stg_documents").fetchall() == [
+        (2,)
+    ]  # new readers see the new one
     fresh.close()
     assert not [p for p in published.parent.iterdir() if p.name.endswith(".tmp")]
 

@@ -87,7 +87,9 @@ def test_counts_per_status_are_reported_and_logged(runs):
         if w.kind == "error":
             assert f"[warc] error in {w.filename} at offset {w.offset}: " in results["files"]["log"]
     # the range table lists every span but the garbage between two members
-    ranged = _table(results["ranges"]["db"], "select status, count(*) as n from stg_warc_records group by 1")
+    ranged = _table(
+        results["ranges"]["db"], "select status, count(*) as n from main_internal.stg_warc_records group by 1"
+    )
     listed = Counter(w.kind for w in corpus.written if w.in_range_table)
     assert {r["status"]: r["n"] for r in ranged} == dict(listed)
 
@@ -96,7 +98,7 @@ def test_documents_carry_lineage_titles_and_decoded_text(runs):
     corpus, results = runs
     documents = {
         (d["warc_filename"], d["warc_record_offset"]): d
-        for d in _table(results["files"]["db"], "select * from stg_documents")
+        for d in _table(results["files"]["db"], "select * from main_internal.stg_documents")
     }
     assert len(documents) == len(corpus.extracted())
     for w in corpus.extracted():
@@ -120,7 +122,7 @@ def test_documents_carry_lineage_titles_and_decoded_text(runs):
 
 def test_both_input_modes_give_the_same_documents_and_outputs(runs):
     _, results = runs
-    query = "select * from stg_documents order by doc_id"
+    query = "select * from main_internal.stg_documents order by doc_id"
     files = _table(results["files"]["db"], query)
     assert files == _table(results["ranges"]["db"], query)
     for name in [
@@ -239,7 +241,7 @@ def test_a_folder_that_gains_a_warc_file_reads_only_that_file(tmp_path):
     log = run_dbt(["build"], db_path=tmp_path / "fresh" / "db.duckdb", dbt_vars=fresh).stdout
     assert "(19 read now from 4 file(s) or range(s), 0 reused)" in log
     for table in ("stg_warc_records", "stg_documents"):
-        query = f"select * from {table} order by all"
+        query = f"select * from main_internal.{table} order by all"
         assert _table(tmp_path / "published" / "db.duckdb", query) == _table(
             tmp_path / "fresh" / "published" / "db.duckdb", query
         ), table
