@@ -16,6 +16,8 @@ settings as (
         cast({{ s.signature_overlap_threshold }} as double) as signature_overlap_threshold,
         cast({{ s.batch_size }} as integer) as batch_size,
         cast({{ s.fingerprint_workers }} as integer) as fingerprint_workers,
+        cast({{ sql_string(s.clustering) }} as string) as clustering,
+        cast({{ sql_string(s.settings_key) }} as string) as settings_key,
         cast({{ sql_string(var("documents_path") or "") }} as string) as documents_path,
         cast({{ sql_string(var("warc_paths") or "") }} as string) as warc_paths,
         cast({{ sql_string(var("warc_ranges_path") or "") }} as string) as warc_ranges_path,
