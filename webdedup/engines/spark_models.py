@@ -64,11 +64,11 @@ def _map_batches(
     key = params.key(shingles_only=shingles_only)
 
     def partition(batches):
-        from webdedup.core import fingerprint
+        from webdedup.core import fingerprint, stream
 
         function = getattr(fingerprint, function_name)
         for batch in batches:
-            yield fingerprint.carry_columns(function(batch, params), batch, _CARRIED)
+            yield stream.carry_columns(function(batch, params), batch, _CARRIED)
 
     source = documents_df.select(
         "doc_id",
