@@ -2,9 +2,10 @@
 the spec's reference functions) for tests/python/e2e/quality/test_boilerplate_filter.py and
 benchmarks/boilerplate_sweep.py.
 
-Each site's pages share a large navigation block and a footer (many short lines, about 250 words) and
-differ in a short body (45 words), so distinct pages of one site have shingle Jaccard around 0.75
-unfiltered.  Planted: mirrors (the same page under another doc_id, on the same site or on a mirror
+Each site's pages share a large navigation block and a footer (many short lines, about 280 words); each
+third of them (a section) also shares a sidebar (60 short lines, about 240 words); pages differ in a
+short body (45 words).  Distinct pages of one site have shingle Jaccard of about 0.6 to 0.8
+unfiltered, and distinct pages of one section still about 0.75 once only the navigation is left out.  Planted: mirrors (the same page under another doc_id, on the same site or on a mirror
 domain) and one-word revisions (one body word replaced)."""
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ def templated_sites(sites: int = 3, pages_per_site: int = 30, seed: int = 4) -> 
         domain = f"docs{s}.example"
         nav = [_line(rng, rng.randint(2, 6)) for _ in range(60)]
         footer = [_line(rng, 8) for _ in range(5)]
+        sidebars = [[_line(rng, rng.randint(2, 6)) for _ in range(60)] for _ in range(3)]
         for p in range(pages_per_site):
             body = [_line(rng, 15) for _ in range(3)]
             doc_id = f"site{s}-p{p:02d}"
-            text = "\n".join([*nav, *body, *footer])
+            sidebar = sidebars[p % 3]
+            text = "\n".join([*nav, *sidebar, *body, *footer])
             rows.append((doc_id, domain, day + dt.timedelta(days=p), text))
             if p % 6 == 0:
                 rows.append((f"{doc_id}-mirror", domain, day + dt.timedelta(days=p, hours=1), text))
@@ -58,7 +61,7 @@ def templated_sites(sites: int = 3, pages_per_site: int = 30, seed: int = 4) -> 
                         f"{doc_id}-rev",
                         domain,
                         day + dt.timedelta(days=p + 40),
-                        "\n".join([*nav, *revised, *footer]),
+                        "\n".join([*nav, *sidebar, *revised, *footer]),
                     )
                 )
                 plants[f"{doc_id}-rev"] = (doc_id, "revision")
