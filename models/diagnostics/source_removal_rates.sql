@@ -34,7 +34,7 @@ by_dimension as (
 
     select
         'source' as dimension,
-        source as value,
+        source as dimension_value,
         count(*) as pages,
         sum(is_removed) as removed
     from pages
@@ -44,7 +44,7 @@ by_dimension as (
 
     select
         'domain' as dimension,
-        domain as value,
+        domain as dimension_value,
         count(*) as pages,
         sum(is_removed) as removed
     from pages
@@ -56,7 +56,7 @@ final as (
 
     select
         dimension,
-        value,
+        dimension_value,
         pages,
         removed,
         cast(removed as double) / pages as removed_share

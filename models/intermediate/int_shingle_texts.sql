@@ -93,16 +93,28 @@ marked_lines as (
 
 ),
 
+{% endif -%}
 filtered as (
 
-    select
-        doc_id,
-        count(*) filter (where is_boilerplate) as boilerplate_lines,
-        count(*) filter (where not is_boilerplate and trim(replace(line, chr(13), '')) <> '') as text_lines,
-        {{ ordered_string_agg("case when is_boilerplate then '' else line end", "line_number", "chr(10)") }}
-            as filtered_body
-    from marked_lines
-    group by doc_id
+    {% if s.boilerplate_filter -%}
+        select
+            doc_id,
+            count(*) filter (where is_boilerplate) as boilerplate_lines,
+            count(*) filter (where not is_boilerplate and trim(replace(line, chr(13), '')) <> '') as text_lines,
+            {{ ordered_string_agg("case when is_boilerplate then '' else line end", "line_number", "chr(10)") }}
+                as filtered_body
+        from marked_lines
+        group by doc_id
+    {%- else -%}
+        -- no filter: every page keeps its body
+        select
+            doc_id,
+            0 as boilerplate_lines,
+            0 as text_lines,
+            body as filtered_body
+        from documents
+        where false
+    {%- endif %}
 
 ),
 
@@ -125,17 +137,5 @@ final as (
     left join filtered on documents.doc_id = filtered.doc_id
 
 )
-{%- else -%}
-final as (
-
-    select
-        doc_id,
-        body,
-        body_hash,
-        0 as boilerplate_lines
-    from documents
-
-)
-{%- endif %}
 
 select * from final

@@ -47,7 +47,7 @@ final as (
         clusters.cluster_id,
         member_jaccards.jaccard_to_representative as jaccard,
         member_hops.hops_from_representative as hops,
-        member_hops.path_to_representative as path,
+        member_hops.path_to_representative as edge_path,
         documents.source,
         documents.domain,
         settings.settings_key

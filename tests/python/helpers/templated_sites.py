@@ -5,8 +5,9 @@ benchmarks/boilerplate_sweep.py.
 Each site's pages share a large navigation block and a footer (many short lines, about 280 words); each
 third of them (a section) also shares a sidebar (60 short lines, about 240 words); pages differ in a
 short body (45 words).  Distinct pages of one site have shingle Jaccard of about 0.6 to 0.8
-unfiltered, and distinct pages of one section still about 0.75 once only the navigation is left out.  Planted: mirrors (the same page under another doc_id, on the same site or on a mirror
-domain) and one-word revisions (one body word replaced)."""
+unfiltered, and distinct pages of one section still about 0.75 once only the navigation is left out.
+Planted: mirrors (the same page under another doc_id, on the same site or on a mirror domain) and
+one-word revisions (one body word replaced)."""
 
 from __future__ import annotations
 

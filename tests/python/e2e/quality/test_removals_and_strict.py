@@ -35,7 +35,7 @@ def _build(work, table, clustering):
         edges = con.sql("select left_doc_id, right_doc_id, jaccard from duplicate_pairs").fetchall()
         clusters = con.sql("select doc_id, representative_doc_id, is_representative from clusters").fetchall()
         rates = con.sql(
-            "select dimension, value, pages, removed, removed_share from source_removal_rates"
+            "select dimension, dimension_value, pages, removed, removed_share from source_removal_rates"
         ).fetchall()
     finally:
         con.close()
@@ -101,7 +101,7 @@ def test_removals_log_every_removed_document_once_with_jaccard_and_shortest_path
         assert rep == removed[doc]
         assert row["jaccard"] == pytest.approx(qc.jaccard(sets, doc, rep), abs=1e-12)
         assert row["settings_key"] == key
-        path = row["path"]
+        path = row["edge_path"]
         assert path[0] == doc and path[-1] == rep and len(set(path)) == len(path)
         assert all(frozenset(step) in edge_set for step in itertools.pairwise(path))
         if rep not in hops_from:
