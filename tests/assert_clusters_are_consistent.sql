@@ -1,9 +1,11 @@
 {#-
   Conservation and consistency of clusters, on every run: each cluster is named after its first crawled
   member (earliest crawled_at, then smallest doc_id), its size is its member count, it has exactly one
-  representative and every member points at it, and both ends of every accepted duplicate edge are in
-  the same cluster.  Returns offending rows.
+  representative and every member points at it; with clustering components both ends of every accepted
+  duplicate edge are in the same cluster, with strict every member's exact Jaccard to its representative
+  is at or above the threshold (an edge may then join two clusters).  Returns offending rows.
 -#}
+{%- set settings = dedup_settings() %}
 
 with
 
@@ -12,6 +14,8 @@ clusters as (select * from {{ ref("clusters") }}),
 documents as (select * from {{ ref("stg_documents") }}),
 
 duplicate_pairs as (select * from {{ ref("duplicate_pairs") }}),
+
+member_jaccards as (select * from {{ ref("int_member_jaccards") }}),
 
 members as (
 
@@ -66,10 +70,24 @@ split_edges as (
     from duplicate_pairs
     inner join clusters as l on duplicate_pairs.left_doc_id = l.doc_id
     inner join clusters as r on duplicate_pairs.right_doc_id = r.doc_id
-    where l.cluster_id <> r.cluster_id
+    where l.cluster_id <> r.cluster_id and {{ "true" if settings.clustering == "components" else "false" }}
+
+),
+
+strict_below_threshold as (
+
+    select
+        doc_id as problem_key,
+        'strict member below the threshold to its representative' as problem
+    from member_jaccards
+    where
+        {{ "true" if settings.clustering == "strict" else "false" }}
+        and (jaccard_to_representative is null or jaccard_to_representative < {{ settings.threshold }})
 
 )
 
 select * from bad_clusters
 union all
 select * from split_edges
+union all
+select * from strict_below_threshold

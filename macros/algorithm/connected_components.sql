@@ -35,8 +35,8 @@
   Spark has no recursive CTE with a keyed working table (4.1 has WITH RECURSIVE, UNION ALL only and
   capped at 100 levels; 4.0 has none), so the Spark versions below keep their state in Parquet tables
   named after the calling model (<schema>.<model>__cc_*, <schema>.<model>__hops*), rewritten each round
-  by run_query until nothing changes; the final ones (clusters__cc_edges: the stars,
-  int_member_hops__hops) stay until the next build so the model's query can read them; the other
+  by run_query until nothing changes; the final ones (int_components__cc_edges: the
+  stars, int_member_hops__hops) stay until the next build so the model's query can read them; the other
   scratch tables are dropped.
 -#}
 
@@ -105,39 +105,44 @@
 
 
 {#-
-  hop_distances(sources, edges): a select of (node_id, hops): the number of accepted edges on the
-  shortest path from the nearest source (column node_id of `sources`) to every node reachable from one
-  (`edges` has src and dst; either direction is enough).  A breadth-first search: each round adds the
-  unvisited neighbours of the previous round's nodes, so each node and edge is handled once.
+  hop_paths(sources, edges): a select of (label, node_id, hops, path): for every source (columns label and
+  node_id of `sources`; one row per label) and every node reachable from it over `edges` (src and dst;
+  either direction is enough), the number of edges on the shortest path and that path as a list of
+  node ids from the node to the source (the source's own path is [source]).  A breadth-first search per
+  label: each round adds the unvisited neighbours of the previous round's nodes; a node's path goes
+  through its neighbour one hop closer with the smallest node id (so the path is a deterministic shortest
+  path).  Each label explores only its own connected component.
 -#}
-{% macro hop_distances(sources, edges) %}
-    {{- return(adapter.dispatch("hop_distances", "web_text_dedup")(sources, edges)) -}}
+{% macro hop_paths(sources, edges) %}
+    {{- return(adapter.dispatch("hop_paths", "web_text_dedup")(sources, edges)) -}}
 {% endmacro %}
 
-{% macro duckdb__hop_distances(sources, edges) %}
+{% macro duckdb__hop_paths(sources, edges) %}
     with recursive
     hop_adjacency as ({{ undirected_edges(edges) }}),
-    hops (node_id, hops) using key (node_id) as (
-        select node_id, 0 as hops from {{ sources }}
+    hops (label, node_id, hops, path) using key (label, node_id) as (
+        select label, node_id, 0 as hops, [node_id] as path from {{ sources }}
         union
         select
+            hops.label,
             hop_adjacency.dst as node_id,
-            min(hops.hops) + 1 as hops
+            min(hops.hops) + 1 as hops,
+            list_concat([hop_adjacency.dst], arg_min(hops.path, hops.node_id)) as path
         from hops
         inner join hop_adjacency on hops.node_id = hop_adjacency.src
-        left join recurring.hops as seen on hop_adjacency.dst = seen.node_id
+        left join recurring.hops as seen on hops.label = seen.label and hop_adjacency.dst = seen.node_id
         where seen.node_id is null
-        group by hop_adjacency.dst
+        group by hops.label, hop_adjacency.dst
     )
-    select node_id, hops from hops
+    select label, node_id, hops, path from hops
 {% endmacro %}
 
 {#-
-  Breadth-first search from every source at once: round k adds the unvisited neighbours of the nodes
-  found in round k - 1 with hops = k, until a round finds none.  One round per hop of the largest
-  eccentricity.
+  Breadth-first search from every source at once: round k adds, per label, the unvisited neighbours of
+  the nodes found in round k - 1 with hops = k, until a round finds none.  One round per hop of the
+  largest eccentricity.
 -#}
-{% macro spark__hop_distances(sources, edges) %}
+{% macro spark__hop_paths(sources, edges) %}
     {%- set edge_table = _spark_scratch("hops_edges") -%}
     {%- set hop_table = _spark_scratch("hops") -%}
     {%- set frontier_table = _spark_scratch("hops_frontier") -%}
@@ -147,28 +152,30 @@
             "select distinct src, dst from (select src, dst from " ~ edges ~ " as e1"
             ~ " union all select dst as src, src as dst from " ~ edges ~ " as e2) as both_ways") -%}
         {%- do _spark_replace_table(hop_table,
-            "select distinct node_id, 0 as hops from " ~ sources ~ " as s") -%}
+            "select distinct label, node_id, 0 as hops, array(node_id) as path from " ~ sources ~ " as s") -%}
         {%- set state = {"found": 1} -%}
         {%- for round in range(max_rounds) if state.found > 0 -%}
             {%- do _spark_replace_table(frontier_table,
-                "select distinct e.dst as node_id, " ~ (round + 1) ~ " as hops"
+                "select h.label, e.dst as node_id, " ~ (round + 1) ~ " as hops,"
+                ~ " concat(array(e.dst), min_by(h.path, h.node_id)) as path"
                 ~ " from " ~ hop_table ~ " as h inner join " ~ edge_table ~ " as e on h.node_id = e.src"
-                ~ " left anti join " ~ hop_table ~ " as seen on e.dst = seen.node_id"
-                ~ " where h.hops = " ~ round) -%}
+                ~ " left anti join " ~ hop_table ~ " as seen on h.label = seen.label and e.dst = seen.node_id"
+                ~ " where h.hops = " ~ round ~ " group by h.label, e.dst") -%}
             {%- set found = run_query("select count(*) from " ~ frontier_table).columns[0].values()[0] -%}
             {%- if found > 0 -%}
-                {%- do run_query("insert into " ~ hop_table ~ " select node_id, hops from " ~ frontier_table) -%}
+                {%- do run_query("insert into " ~ hop_table ~ " select label, node_id, hops, path from "
+                    ~ frontier_table) -%}
             {%- endif -%}
             {%- do state.update({"found": found}) -%}
         {%- endfor -%}
         {%- do run_query("drop table if exists " ~ frontier_table) -%}
         {%- do run_query("drop table if exists " ~ edge_table) -%}
         {%- if state.found > 0 -%}
-            {{ exceptions.raise_compiler_error("hop_distances: still finding nodes after "
+            {{ exceptions.raise_compiler_error("hop_paths: still finding nodes after "
                 ~ max_rounds ~ " rounds (raise var graph_max_rounds)") }}
         {%- endif -%}
     {%- endif %}
-    select node_id, hops from {{ hop_table }}
+    select label, node_id, hops, path from {{ hop_table }}
 {% endmacro %}
 
 

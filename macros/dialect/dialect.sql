@@ -231,3 +231,34 @@
 {% macro spark__quoted_column(name) -%}
     {{- return("`" ~ (name | replace("`", "``")) ~ "`") -}}
 {%- endmacro %}
+
+
+{#- The lines of a text (split on line feeds) as a list. -#}
+{% macro split_lines(expression) %}
+    {{- return(adapter.dispatch("split_lines", "web_text_dedup")(expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__split_lines(expression) -%}
+    string_split({{ expression }}, chr(10))
+{%- endmacro %}
+
+{% macro spark__split_lines(expression) -%}
+    split({{ expression }}, '\n', -1)
+{%- endmacro %}
+
+
+{#- All values of `expression` ordered by `order_by`, joined with `separator` (an aggregate). -#}
+{% macro ordered_string_agg(expression, order_by, separator) %}
+    {{- return(adapter.dispatch("ordered_string_agg", "web_text_dedup")(expression, order_by, separator)) -}}
+{% endmacro %}
+
+{% macro duckdb__ordered_string_agg(expression, order_by, separator) -%}
+    string_agg({{ expression }}, {{ separator }} order by {{ order_by }})
+{%- endmacro %}
+
+{% macro spark__ordered_string_agg(expression, order_by, separator) -%}
+    array_join(
+        transform(array_sort(collect_list(struct({{ order_by }} as k, {{ expression }} as v))), x -> x.v),
+        {{ separator }}
+    )
+{%- endmacro %}

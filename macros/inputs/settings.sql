@@ -47,7 +47,21 @@
             "signature_overlap_threshold", var("signature_overlap_threshold"), 0.0, 1.0, true),
         "batch_size": _dedup_int("batch_size", var("batch_size"), 1, 10000000),
         "fingerprint_workers": _dedup_int("fingerprint_workers", var("fingerprint_workers"), 1, 256),
+        "clustering": _dedup_choice("clustering", var("clustering"), ["components", "strict"]),
+        "boilerplate_filter": _dedup_choice(
+            "boilerplate_filter", var("boilerplate_filter") | string | lower, ["false", "true"]) == "true",
+        "boilerplate_max_share": _dedup_float(
+            "boilerplate_max_share", var("boilerplate_max_share"), 0.0, 1.0, false),
+        "boilerplate_min_pages": _dedup_int("boilerplate_min_pages", var("boilerplate_min_pages"), 1, 1000000000),
     } -%}
+    {#- The settings a removal was decided under, as one text (int_run_settings.settings_key, the manifest's
+        settings and every row of removals). -#}
+    {%- do settings.update({"settings_key":
+        "shingle_size=" ~ settings.shingle_size ~ " num_hashes=" ~ num_hashes ~ " rows_per_band=" ~ rows_per_band
+        ~ " seed=" ~ settings.seed ~ " threshold=" ~ threshold ~ " clustering=" ~ settings.clustering
+        ~ (" boilerplate_filter=true boilerplate_max_share=" ~ settings.boilerplate_max_share
+            ~ " boilerplate_min_pages=" ~ settings.boilerplate_min_pages if settings.boilerplate_filter
+            else " boilerplate_filter=false")}) -%}
     {{ return(settings) }}
 {% endmacro %}
 
@@ -83,6 +97,17 @@
             ~ minimum ~ ", " ~ maximum ~ "], got " ~ number) }}
     {%- endif -%}
     {{ return(number) }}
+{% endmacro %}
+
+
+{#- A var that must be one of `choices` (text). -#}
+{% macro _dedup_choice(name, value, choices) %}
+    {%- set text = value | string | trim -%}
+    {%- if text not in choices -%}
+        {{ exceptions.raise_compiler_error(
+            "dedup settings: var '" ~ name ~ "' must be one of " ~ (choices | join(", ")) ~ "; got '" ~ value ~ "'") }}
+    {%- endif -%}
+    {{ return(text) }}
 {% endmacro %}
 
 

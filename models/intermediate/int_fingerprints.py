@@ -2,7 +2,8 @@
 the LSH band keys, with the body hash and settings they were computed from.
 
 A thin adapter: the engine's ``fingerprints`` (webdedup/engines/duckdb_models.py or spark_models.py) runs
-webdedup/core/fingerprint.py over the documents in record batches, so memory stays bounded by batch_size.
+webdedup/core/fingerprint.py over the documents' shingled text (int_shingle_texts: the body, or the
+body without boilerplate lines) in record batches, so memory stays bounded by batch_size.
 Incremental on DuckDB: a build fingerprints only new or changed documents (all when the settings changed).
 """
 
@@ -14,6 +15,6 @@ def model(dbt, session):
     return models_for(session).fingerprints(
         session,
         settings=dbt.ref("int_run_settings"),
-        documents=dbt.ref("stg_documents"),
+        documents=dbt.ref("int_shingle_texts"),
         existing=str(dbt.this) if dbt.is_incremental else None,
     )

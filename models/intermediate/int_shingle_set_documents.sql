@@ -11,7 +11,8 @@ with
 
 documents as (
 
-    select * from {{ ref("stg_documents") }}
+    -- the shingled text: the body, or the body without boilerplate lines (int_shingle_texts)
+    select * from {{ ref("int_shingle_texts") }}
 
 ),
 

@@ -90,6 +90,9 @@ cluster_edges as (
             as cluster_mean_edge_jaccard
     from duplicate_pairs
     inner join clusters on duplicate_pairs.left_doc_id = clusters.doc_id
+    -- under clustering strict an accepted edge may join two clusters: it is not one of either's edges
+    inner join clusters as right_clusters
+        on duplicate_pairs.right_doc_id = right_clusters.doc_id and clusters.cluster_id = right_clusters.cluster_id
     group by clusters.cluster_id
 
 ),

@@ -1,14 +1,17 @@
 {#-
-  Duplicate clusters: the connected components of the accepted duplicate edges, over every document
-  (singletons included), and the representative of each cluster: the most recently crawled document,
-  then the one with more tokens, then the smallest doc_id.  The cluster is named after its first crawled
-  member (then the smallest doc_id), so its id stays the same when later crawls add members: it changes
-  only when clusters merge (the merged cluster keeps the older name) or a member older than all others
-  arrives.
+  Duplicate clusters over every document (singletons included) and the representative of each: the most
+  recently crawled document, then the one with more tokens, then the smallest doc_id.
+
+  var clustering: `components` (the default, the spec): a cluster is a connected component of the
+  accepted duplicate edges (int_components).  `strict`: each component is split greedily in
+  representative order (macros/algorithm/strict_clusters.sql) so that every member's exact Jaccard to its
+  representative is at or above the threshold.
+
+  The cluster is named after its first crawled member (then the smallest doc_id), so its id stays the
+  same when later crawls add members: it changes only when clusters merge (the merged cluster keeps the
+  older name) or a member older than all others arrives.
 -#}
-{#- nodes: every document; edges: the accepted pairs.  Relations, not CTEs: Spark iterates one query per round. -#}
-{%- set component_nodes = "(select doc_id as node_id from " ~ ref("stg_documents") ~ ")" -%}
-{%- set component_edges = "(select left_doc_id as src, right_doc_id as dst from " ~ ref("duplicate_pairs") ~ ")" %}
+{%- set strict = dedup_settings().clustering == "strict" %}
 
 with
 
@@ -18,36 +21,48 @@ documents as (
 
 ),
 
-fingerprints as (
+components as (
 
-    select * from {{ ref("int_fingerprints") }}
+    select * from {{ ref("int_components") }}
 
 ),
 
-components as (
+{% if strict -%}
+strict_assignments as (
 
-    -- sqlfluff cannot parse DuckDB's USING KEY: this one statement is excluded from linting.
-    {{ connected_components(component_nodes, component_edges) }}  -- noqa: PRS
+    {{ strict_clusters(ref("int_components"), ref("int_shingle_sets"), dedup_settings().threshold) }}
+
+),
+
+{% endif -%}
+keyed as (
+
+    select
+        components.doc_id,
+        components.component_rank,
+        documents.crawled_at,
+        {% if strict -%}
+            coalesce(strict_assignments.kept_doc_id, components.doc_id)
+        {%- else -%}
+            components.component_id
+        {%- endif %} as cluster_key
+    from components
+    inner join documents on components.doc_id = documents.doc_id
+    {% if strict -%}
+        left join strict_assignments on components.doc_id = strict_assignments.doc_id
+    {%- endif %}
 
 ),
 
 ranked as (
 
     select
-        components.component_id,
-        components.node_id as doc_id,
-        count(*) over (partition by components.component_id) as cluster_size,
-        row_number() over (
-            partition by components.component_id
-            order by documents.crawled_at desc nulls last, fingerprints.token_count desc, documents.doc_id asc
-        ) as representative_rank,
-        row_number() over (
-            partition by components.component_id
-            order by documents.crawled_at asc, documents.doc_id asc
-        ) as first_crawled_rank
-    from components
-    inner join documents on components.node_id = documents.doc_id
-    inner join fingerprints on components.node_id = fingerprints.doc_id
+        cluster_key,
+        doc_id,
+        count(*) over (partition by cluster_key) as cluster_size,
+        row_number() over (partition by cluster_key order by component_rank asc) as representative_rank,
+        row_number() over (partition by cluster_key order by crawled_at asc, doc_id asc) as first_crawled_rank
+    from keyed
 
 ),
 
@@ -55,13 +70,13 @@ final as (
 
     select
         'cluster-' || max(case when first_crawled_rank = 1 then doc_id end)
-            over (partition by component_id) as cluster_id,
+            over (partition by cluster_key) as cluster_id,
         doc_id,
         cluster_size,
         representative_rank,
         representative_rank = 1 as is_representative,
         max(case when representative_rank = 1 then doc_id end)
-            over (partition by component_id) as representative_doc_id
+            over (partition by cluster_key) as representative_doc_id
     from ranked
 
 )

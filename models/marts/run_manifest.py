@@ -25,6 +25,7 @@ def model(dbt, session):
             "clusters": dbt.ref("clusters"),
             "cluster_inspection": dbt.ref("cluster_inspection"),
             "deduped_documents": dbt.ref("deduped_documents"),
+            "removals": dbt.ref("removals"),
         },
         output_files=output_files,
     )
