@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from webdedup.core import fingerprint
+from webdedup.core import fingerprint, ratios
 from webdedup.outputs import files
 
 DUCKDB, SPARK = "duckdb", "spark"
@@ -26,6 +26,8 @@ TYPES = {
     "boolean": {DUCKDB: "BOOLEAN", SPARK: "boolean"},
     "bigint": {DUCKDB: "BIGINT", SPARK: "bigint"},
     "bigint[]": {DUCKDB: "BIGINT[]", SPARK: "array<bigint>"},
+    "bigint[][]": {DUCKDB: "BIGINT[][]", SPARK: "array<array<bigint>>"},
+    "double": {DUCKDB: "DOUBLE", SPARK: "double"},
 }
 
 
@@ -141,6 +143,15 @@ UDFS = (
         "A document's shingle set: sorted distinct 64-bit shingle hashes, exactly as int_shingle_sets "
         "stores them (explain_pair).",
         takes_nulls=True,
+    ),
+    Udf(
+        "webdedup_mean_of_ratios",
+        ratios.mean_of_ratios,
+        (("ratios", "bigint[][]"),),
+        "double",
+        BOTH,
+        "The exact mean of a list of [numerator, denominator] integer ratios, rounded once to a double: "
+        "the same value whatever the list's order (cluster_mean_edge_jaccard).",
     ),
     Udf(
         "webdedup_shared_shingles",
