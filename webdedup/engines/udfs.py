@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from webdedup.core import fingerprint, ratios
-from webdedup.outputs import files
+from webdedup.outputs import files, numbers
 
 DUCKDB, SPARK = "duckdb", "spark"
 BOTH = frozenset({DUCKDB, SPARK})
@@ -133,6 +133,24 @@ UDFS = (
         frozenset({SPARK}),
         "Turns a Spark writer's output folder (one part file) into the single output file.",
         side_effects=True,
+    ),
+    Udf(
+        "webdedup_finalize_parts",
+        files.finalize_parts,
+        (("parts_dir", "text"), ("target", "text")),
+        "text",
+        frozenset({SPARK}),
+        "Turns a Spark writer's output folder into the output's folder of part files, named part-00000.<ext> "
+        "on in row order.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_format_double",
+        numbers.format_double,
+        (("value", "double"),),
+        "text",
+        frozenset({SPARK}),
+        "A double as DuckDB's CSV writer writes it (the shortest round-trip text): Spark's CSV exports.",
     ),
     Udf(
         "webdedup_shingle_set",
