@@ -60,7 +60,9 @@ class SessionPythonJobHelper:
     def submit(self, compiled_code: str) -> None:
         from pyspark.sql import SparkSession
 
-        spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        # dbt's own session (a Connect session has no classic active session to find)
+        spark = _state["functions_on"] or SparkSession.getActiveSession()
+        spark = spark or SparkSession.builder.getOrCreate()
         register_functions(spark)
         name = self.parsed_model.get("alias") or self.parsed_model.get("name", "model")
         code = compile(compiled_code, f"<dbt python model {name}>", "exec")
