@@ -19,29 +19,47 @@ from pathlib import Path
 RECORDS = ("internal.metrics.input.recordsRead", "internal.metrics.shuffle.read.recordsRead")
 
 
+def lines(event_log: Path):
+    """The JSON lines of an event log: a file, or Spark 4's rolling folder of events_<n>_* files;
+    .zstd files need the zstandard package (the profile writes them uncompressed)."""
+    files = [event_log]
+    if event_log.is_dir():
+        files = sorted(event_log.glob("events_*"), key=lambda p: int(p.name.split("_")[1]))
+    for path in files:
+        if path.suffix == ".zstd":
+            import io
+
+            import zstandard
+
+            with path.open("rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as reader:
+                yield from io.TextIOWrapper(reader, encoding="utf-8")
+        else:
+            with path.open(encoding="utf-8") as handle:
+                yield from handle
+
+
 def stages(event_log: Path) -> list[dict]:
     """One dict per completed stage: id, name, tasks, seconds, records (input + shuffle rows read)."""
     found = []
-    with event_log.open(encoding="utf-8") as handle:
-        for line in handle:
-            event = json.loads(line)
-            if event.get("Event") != "SparkListenerStageCompleted":
-                continue
-            info = event["Stage Info"]
-            if "Completion Time" not in info or "Submission Time" not in info:
-                continue
-            records = sum(
-                int(a.get("Value", 0)) for a in info.get("Accumulables", []) if a.get("Name") in RECORDS
-            )
-            found.append(
-                {
-                    "id": info["Stage ID"],
-                    "name": info["Stage Name"].split("\n")[0][:90],
-                    "tasks": info["Number of Tasks"],
-                    "seconds": (info["Completion Time"] - info["Submission Time"]) / 1000,
-                    "records": records,
-                }
-            )
+    for line in lines(event_log):
+        event = json.loads(line)
+        if event.get("Event") != "SparkListenerStageCompleted":
+            continue
+        info = event["Stage Info"]
+        if "Completion Time" not in info or "Submission Time" not in info:
+            continue
+        records = sum(
+            int(a.get("Value", 0)) for a in info.get("Accumulables", []) if a.get("Name") in RECORDS
+        )
+        found.append(
+            {
+                "id": info["Stage ID"],
+                "name": info["Stage Name"].split("\n")[0][:90],
+                "tasks": info["Number of Tasks"],
+                "seconds": (info["Completion Time"] - info["Submission Time"]) / 1000,
+                "records": records,
+            }
+        )
     return found
 
 
@@ -51,7 +69,8 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--records", type=int, default=1000)
     args = parser.parse_args()
-    logs = sorted(args.path.iterdir(), key=lambda p: p.stat().st_mtime) if args.path.is_dir() else [args.path]
+    is_log = args.path.is_file() or args.path.name.startswith("eventlog_")
+    logs = [args.path] if is_log else sorted(args.path.iterdir(), key=lambda p: p.stat().st_mtime)
     rows = stages(logs[-1])
     total = sum(r["seconds"] for r in rows)
     print(f"{logs[-1].name}: {len(rows)} stages, {total:.1f} s of stage time")
