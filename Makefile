@@ -11,6 +11,11 @@
 #   make test-spark - only the Spark tests
 #   make sql        - a SQL shell on the published database; make sql Q="select ..." runs one query
 #   make bench      - the benchmark against datasketch and rensa (installs them)
+#   make spark-up / spark-down - start / stop a Spark standalone cluster (master + 2 workers) and a Spark
+#                Connect server on this machine (logs and pid files in target/spark-cluster/)
+#   make run-spark-cluster / run-spark-connect - the pipeline on them (targets spark_cluster, spark_connect)
+#   make test-spark-cluster - starts both, builds the fixture and a 10k corpus on each, compares every
+#                output file with DuckDB's, stops them (part of make test)
 #   make docs-pictures - rebuild the fixture and copy its pictures into assets/ (the docs overview shows them)
 PYTHON ?= python3
 VENV := .venv
@@ -23,6 +28,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 .PHONY: run run-spark sql test test-unit test-spark lint dbt-test pytest docs docs-serve docs-pictures bench \
 	clean spark-install test-install bench-install
+.PHONY: run-spark-cluster run-spark-connect spark-up spark-down spark-status test-spark-cluster
 
 # Each set of packages is pinned, transitive dependencies included, in requirements/ (base: the DuckDB
 # pipeline; spark, test, bench on top of it) and installed by the first command that needs it.
@@ -77,13 +83,36 @@ run-spark: $(VENV)/.installed-spark
 	@DEDUP_SUMMARY_FILE=$(SUMMARY) $(DBT) build $(DBT_FLAGS) $(SPARK_FLAGS); status=$$?; cat $(SUMMARY) 2> /dev/null; \
 		exit $$status
 
-test: lint dbt-test pytest
+test: lint dbt-test pytest test-spark-cluster
 
 test-unit: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/python/unit
 
 test-spark: $(VENV)/.installed-spark $(VENV)/.installed-test
 	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest tests/python/e2e/spark
+
+# A Spark standalone cluster and a Spark Connect server from the pinned pyspark (small JVMs; see
+# webdedup/engines/spark_cluster.py for the DEDUP_SPARK_* settings).  Always `make spark-down` afterwards.
+SPARK_CLUSTER := $(BIN)/python -m webdedup.engines.spark_cluster
+
+spark-up: $(VENV)/.installed-spark
+	$(SPARK_CLUSTER) up
+
+spark-down: $(VENV)/.installed-base
+	$(SPARK_CLUSTER) down
+
+spark-status: $(VENV)/.installed-base
+	$(SPARK_CLUSTER) status
+
+run-spark-cluster: $(VENV)/.installed-spark
+	$(DBT) build $(DBT_FLAGS) --target spark_cluster --exclude-resource-type unit_test
+
+run-spark-connect: $(VENV)/.installed-spark
+	$(DBT) build $(DBT_FLAGS) --target spark_connect --exclude-resource-type unit_test
+
+# The cluster tests start and stop their own cluster and Connect server (target/ of pytest's tmp folder).
+test-spark-cluster: $(VENV)/.installed-spark $(VENV)/.installed-test
+	DEDUP_SPARK_CLUSTER=1 $(BIN)/python -m pytest tests/python/e2e/spark/test_spark_cluster.py
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
@@ -119,4 +148,5 @@ docs-serve: docs
 	$(DBT) docs serve $(DBT_FLAGS) --port 8080
 
 clean:
+	-$(SPARK_CLUSTER) down
 	rm -rf target logs output web_text_dedup.duckdb spark-warehouse metastore_db derby.log

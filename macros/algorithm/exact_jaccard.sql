@@ -49,15 +49,20 @@
 {% macro default__exact_jaccard(pairs, shingle_sets) %}
     with
     jaccard_docs as (
-        -- dense integer keys: the row-per-shingle stages below carry 8-byte keys, not two doc_id strings
+        -- 8-byte keys: the row-per-shingle stages below carry them, not two doc_id strings.  A 63-bit hash
+        -- of the doc_id, computed in parallel (a dense row_number() over the whole set ran in one task);
+        -- jaccard_key_check stops the query should two documents ever share a key.
         select
             doc_id,
-            row_number() over (order by doc_id) as doc_key
+            {{ text_hash("doc_id") }} as doc_key
         from (
             select low_doc_id as doc_id from {{ pairs }}
             union
             select high_doc_id as doc_id from {{ pairs }}
         ) as pair_documents
+    ),
+    jaccard_key_check as (
+        select count(*) - count(distinct doc_key) as colliding_keys from jaccard_docs
     ),
     jaccard_pairs as (
         select
@@ -106,10 +111,16 @@
             on jp.low_key = i.low_key and jp.high_key = i.high_key
     )
     select
-        low_doc_id,
-        high_doc_id,
-        shared_shingles,
-        union_shingles,
-        case when union_shingles = 0 then 0.0 else shared_shingles / union_shingles end as jaccard
+        jaccard_counts.low_doc_id,
+        jaccard_counts.high_doc_id,
+        jaccard_counts.shared_shingles,
+        jaccard_counts.union_shingles,
+        case
+            when jaccard_key_check.colliding_keys > 0
+                then cast({{ raise_error("'exact_jaccard: two documents share a 63-bit doc_id hash key'") }} as double)
+            when jaccard_counts.union_shingles = 0 then 0.0
+            else jaccard_counts.shared_shingles / jaccard_counts.union_shingles
+        end as jaccard
     from jaccard_counts
+    cross join jaccard_key_check
 {% endmacro %}

@@ -183,14 +183,51 @@
 {% endmacro %}
 
 
-{#- avg(expression) summed in a fixed order where the engine allows it: the same mean to the last bit. -#}
-{% macro ordered_avg(expression, order_by) %}
-    {{- return(adapter.dispatch("ordered_avg", "web_text_dedup")(expression, order_by)) -}}
+{#-
+  mean_of_ratios(numerator, denominator): an aggregate, the exact mean of numerator / denominator (two
+  integer expressions) over the group's rows, rounded once to a double (webdedup_mean_of_ratios, from the
+  registry webdedup/engines/udfs.py).  A sum of doubles depends on its summation order, which differs
+  between engines and between parallel runs; this does not, so every engine writes the same bits.
+-#}
+{% macro mean_of_ratios(numerator, denominator) %}
+    {{- return(adapter.dispatch("mean_of_ratios", "web_text_dedup")(numerator, denominator)) -}}
 {% endmacro %}
 
-{% macro default__ordered_avg(expression, order_by) %}avg({{ expression }}){% endmacro %}
+{% macro duckdb__mean_of_ratios(numerator, denominator) -%}
+    webdedup_mean_of_ratios(list([cast({{ numerator }} as bigint), cast({{ denominator }} as bigint)]))
+{%- endmacro %}
 
-{% macro duckdb__ordered_avg(expression, order_by) %}avg({{ expression }} order by {{ order_by }}){% endmacro %}
+{% macro spark__mean_of_ratios(numerator, denominator) -%}
+    webdedup_mean_of_ratios(collect_list(array(cast({{ numerator }} as bigint), cast({{ denominator }} as bigint))))
+{%- endmacro %}
+
+
+{#-
+  rounded_percent(part, whole, digits): 100 * part / whole rounded half up to `digits` decimals, from
+  integers (null when whole is 0).  The rounding is done on exact integers and only the final division
+  by 10^digits is a double division, correctly rounded on every engine: the same bits everywhere
+  (rounding a double product can tip the other way on another engine).
+-#}
+{% macro rounded_percent(part, whole, digits) -%}
+    {%- set scale = 10 ** digits -%}
+    {%- set whole_expression = "nullif(cast(" ~ whole ~ " as bigint), 0)" -%}
+    ({{ integer_divide("2 * " ~ (100 * scale) ~ " * cast(" ~ part ~ " as bigint) + " ~ whole_expression,
+        "2 * " ~ whole_expression) }}) / {{ scale }}.0e0
+{%- endmacro %}
+
+
+{#- a div b for non-negative bigints (the integer quotient, rounded down). -#}
+{% macro integer_divide(a, b) %}
+    {{- return(adapter.dispatch("integer_divide", "web_text_dedup")(a, b)) -}}
+{% endmacro %}
+
+{% macro duckdb__integer_divide(a, b) -%}
+    ({{ a }}) // ({{ b }})
+{%- endmacro %}
+
+{% macro spark__integer_divide(a, b) -%}
+    ({{ a }}) div ({{ b }})
+{%- endmacro %}
 
 
 {#-

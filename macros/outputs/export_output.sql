@@ -32,12 +32,20 @@
 {% endmacro %}
 
 {#-
-  Spark's writer puts one part file (one partition: REPARTITION(1), then SORT BY inside it) into a
-  hidden folder in the staging folder; webdedup_finalize_export (a Python function of the
-  registry webdedup/engines/udfs.py) renames it to the output's name.  Every row passes through one task, as
-  DuckDB's COPY writes one file; for outputs too big for one task, write the part folder instead and
-  skip the rename (the files are Spark's Parquet/CSV parts, same columns).  order_by none means the
-  first column.
+  Spark: one Spark write (`insert overwrite directory`) into a hidden folder of the staging folder, then a
+  function of the registry (webdedup/engines/udfs.py) moves its files into place.  Two forms:
+
+  * one file (output_parts false): one partition (REPARTITION(1), then SORT BY inside it), renamed to the
+    output's name by webdedup_finalize_export.  Every row passes through one task, as DuckDB's COPY.
+  * a folder of part files (output_parts true; the default off a local master): the output's name is a
+    folder of part-00000.<ext>, part-00001.<ext>, ... (webdedup_finalize_parts) written by many tasks.  A
+    global ORDER BY range-partitions the rows and sorts each partition, so the parts read in name order
+    hold the rows in the single file's order (each CSV part has its own header).  Where the ranges split
+    is sampled, so part boundaries may differ between runs; the rows in order never do.  The run
+    manifest stays one file.
+
+  CSV doubles are written through webdedup_format_double, DuckDB's text for them (the JVM's differs
+  below 1e-3).  order_by none means the first column.
 -#}
 {% macro spark__export_output(file_name, order_by) %}
     {%- set extension = file_name.split(".")[-1] | lower -%}
@@ -52,15 +60,59 @@
         {{ exceptions.raise_compiler_error("export_output: unsupported output file type '" ~ file_name ~ "'") }}
     {%- endif -%}
     {%- if not execute -%}{{ return("select 1") }}{%- endif -%}
-    {%- set sort_key = order_by or adapter.get_columns_in_relation(this)[0].name -%}
+    {%- set columns = adapter.get_columns_in_relation(this) -%}
+    {%- set sort_key = order_by or columns[0].name -%}
+    {%- set select_list = [] -%}
+    {%- for column in columns -%}
+        {%- set quoted = adapter.quote(column.name) -%}
+        {%- if extension == "csv" and column.dtype | lower == "double" -%}
+            {%- do select_list.append("webdedup_format_double(" ~ quoted ~ ") as " ~ quoted) -%}
+        {%- else -%}
+            {%- do select_list.append(quoted) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set staging = staging_dir() -%}
     {%- set parts_dir = staging ~ "/.parts-" ~ file_name -%}
-    {%- do run_query("insert overwrite directory " ~ sql_string(parts_dir) ~ " " ~ options[extension]
-        ~ " select /*+ repartition(1) */ * from " ~ this ~ " sort by " ~ sort_key) -%}
+    {%- if output_parts() and model.name != "run_manifest" -%}
+        {%- do run_query("insert overwrite directory " ~ sql_string(parts_dir) ~ " " ~ options[extension]
+            ~ " select " ~ select_list | join(", ") ~ " from " ~ this ~ " order by " ~ sort_key) -%}
+        {%- set finalize = "webdedup_finalize_parts" -%}
+    {%- else -%}
+        {%- do run_query("insert overwrite directory " ~ sql_string(parts_dir) ~ " " ~ options[extension]
+            ~ " select /*+ repartition(1) */ " ~ select_list | join(", ") ~ " from " ~ this
+            ~ " sort by " ~ sort_key) -%}
+        {%- set finalize = "webdedup_finalize_export" -%}
+    {%- endif -%}
     {#- run_query fetches the result: dbt-spark's session cursor would leave a hook's select unevaluated -#}
-    {%- do run_query("select webdedup_finalize_export(" ~ sql_string(parts_dir) ~ ", "
+    {%- do run_query("select " ~ finalize ~ "(" ~ sql_string(parts_dir) ~ ", "
         ~ sql_string(staging ~ "/" ~ file_name) ~ ")") -%}
     select 1
+{% endmacro %}
+
+
+{#-
+  output_parts(): whether outputs are written as folders of part files (var output_parts; Spark only).
+  null (the default) means: on Spark, when the master is not local (a cluster or a Connect server's).
+-#}
+{% macro output_parts() %}
+    {{- return(adapter.dispatch("output_parts", "web_text_dedup")(var("output_parts", none))) -}}
+{% endmacro %}
+
+{% macro duckdb__output_parts(setting) %}
+    {%- if setting is not none and setting | string | lower not in ("false", "0") -%}
+        {{ exceptions.raise_compiler_error("output_parts: folders of part files are a Spark option; "
+            ~ "DuckDB writes each output as one file (unset var output_parts)") }}
+    {%- endif -%}
+    {{ return(false) }}
+{% endmacro %}
+
+{% macro spark__output_parts(setting) %}
+    {%- if setting is not none -%}
+        {{ return(setting | string | lower in ("true", "1")) }}
+    {%- endif -%}
+    {%- if not execute -%}{{ return(false) }}{%- endif -%}
+    {%- set master = run_query("set spark.master").columns[1].values()[0] -%}
+    {{ return(not master.startswith("local")) }}
 {% endmacro %}
 
 

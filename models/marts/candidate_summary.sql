@@ -77,9 +77,10 @@ final as (
         document_counts.documents,
         document_counts.possible_pairs,
         pair_counts.candidate_pairs,
-        round(
-            100.0 * (1 - pair_counts.candidate_pairs / nullif(document_counts.possible_pairs, 0)), 2
-        ) as candidate_reduction_pct,
+        -- exact integer rounding: the same bits on every engine
+        {{ rounded_percent(
+            "document_counts.possible_pairs - pair_counts.candidate_pairs", "document_counts.possible_pairs", 2
+        ) }} as candidate_reduction_pct,
         pair_counts.cross_domain_candidates,
         pair_counts.accepted_edges,
         pair_counts.exact_duplicate_edges,

@@ -29,9 +29,9 @@ clusters as (
 
 ),
 
-duplicate_pairs as (
+scored_pairs as (
 
-    select * from {{ ref("duplicate_pairs") }}
+    select * from {{ ref("scored_pairs") }}
 
 ),
 
@@ -50,6 +50,14 @@ member_hops as (
 settings as (
 
     select * from {{ ref("int_run_settings") }}
+
+),
+
+duplicate_pairs as (
+
+    -- the accepted edges (duplicate_pairs), with the integer counts behind each Jaccard
+    select * from scored_pairs
+    where is_duplicate
 
 ),
 
@@ -85,8 +93,8 @@ cluster_edges as (
         clusters.cluster_id,
         count(*) as cluster_edges,
         min(duplicate_pairs.jaccard) as cluster_min_edge_jaccard,
-        -- a fixed summation order: the same mean to the last bit on every build
-        {{ ordered_avg("duplicate_pairs.jaccard", "duplicate_pairs.left_doc_id, duplicate_pairs.right_doc_id") }}
+        -- the exact mean of the edges' shared / union ratios: the same bits on every engine and build
+        {{ mean_of_ratios("duplicate_pairs.shared_shingles", "duplicate_pairs.union_shingles") }}
             as cluster_mean_edge_jaccard
     from duplicate_pairs
     inner join clusters on duplicate_pairs.left_doc_id = clusters.doc_id

@@ -30,10 +30,23 @@ SHINGLE_SET_DDL = (
 _CARRIED = ("body_hash", "settings_key")
 
 
+def is_connect(spark: Any) -> bool:
+    """True for a Spark Connect session (no SparkContext: the driver is the Connect server)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+_shipped: dict[str, str] = {}
+
+
 def ship_package(spark: Any) -> None:
-    """On a cluster, send the webdedup package to the executors (local masters import it directly)."""
-    master = spark.conf.get("spark.master", "local")
-    if master.startswith("local"):
+    """Off a local master, send the webdedup package (its .py files, zipped) to the executors, once per
+    session: they import it from there, never from the driver's folder.  Spark Connect takes it as a
+    session artifact; a classic driver through addPyFile."""
+    key = spark.session_id if is_connect(spark) else f"classic-{spark.sparkContext.applicationId}"
+    if key in _shipped:
+        return
+    if not is_connect(spark) and spark.sparkContext.master.startswith("local"):
+        _shipped[key] = ""
         return
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     archive = os.path.join(tempfile.mkdtemp(prefix="webdedup-"), "webdedup.zip")
@@ -43,10 +56,11 @@ def ship_package(spark: Any) -> None:
                 if name.endswith(".py"):
                     path = os.path.join(folder, name)
                     zipped.write(path, os.path.join("webdedup", os.path.relpath(path, package)))
-    if hasattr(spark, "addArtifacts"):  # Spark Connect
+    if is_connect(spark):
         spark.addArtifacts(archive, pyfile=True)
     else:
         spark.sparkContext.addPyFile(archive)
+    _shipped[key] = archive
 
 
 def _map_batches(

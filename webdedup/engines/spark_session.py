@@ -37,12 +37,14 @@ def configure_python_workers() -> None:
 
 def register_functions(spark: Any) -> None:
     """Register the registry's Spark functions (webdedup/engines/udfs.py) on ``spark``, once per session.
-    They run in Spark's Python workers: on a local master that is this machine, so ``output_dir`` is a
-    local folder."""
+    They run in Spark's Python workers (on a cluster, the executors' machines), so ``output_dir`` must be
+    a folder every executor and the driver see at the same path (docs/engines.md)."""
     if _state["functions_on"] is spark:
         return
+    from webdedup.engines.spark_models import ship_package
     from webdedup.engines.udfs import SPARK, for_engine
 
+    ship_package(spark)  # off a local master the functions run where only shipped code is importable
     for udf in for_engine(SPARK):
         spark.udf.register(udf.name, udf.function, udf.sql_types(SPARK)[1])
     _state["functions_on"] = spark
@@ -58,7 +60,9 @@ class SessionPythonJobHelper:
     def submit(self, compiled_code: str) -> None:
         from pyspark.sql import SparkSession
 
-        spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        # dbt's own session (a Connect session has no classic active session to find)
+        spark = _state["functions_on"] or SparkSession.getActiveSession()
+        spark = spark or SparkSession.builder.getOrCreate()
         register_functions(spark)
         name = self.parsed_model.get("alias") or self.parsed_model.get("name", "model")
         code = compile(compiled_code, f"<dbt python model {name}>", "exec")

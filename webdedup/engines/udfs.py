@@ -14,9 +14,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from webdedup.core import fingerprint
+from webdedup.core import fingerprint, ratios
 from webdedup.inputs import csv_files
-from webdedup.outputs import files, guards
+from webdedup.outputs import files, guards, numbers
 
 DUCKDB, SPARK = "duckdb", "spark"
 BOTH = frozenset({DUCKDB, SPARK})
@@ -28,6 +28,8 @@ TYPES = {
     "bigint": {DUCKDB: "BIGINT", SPARK: "bigint"},
     "bigint[]": {DUCKDB: "BIGINT[]", SPARK: "array<bigint>"},
     "blob": {DUCKDB: "BLOB", SPARK: "binary"},
+    "bigint[][]": {DUCKDB: "BIGINT[][]", SPARK: "array<array<bigint>>"},
+    "double": {DUCKDB: "DOUBLE", SPARK: "double"},
 }
 
 
@@ -135,6 +137,24 @@ UDFS = (
         side_effects=True,
     ),
     Udf(
+        "webdedup_finalize_parts",
+        files.finalize_parts,
+        (("parts_dir", "text"), ("target", "text")),
+        "text",
+        frozenset({SPARK}),
+        "Turns a Spark writer's output folder into the output's folder of part files, named part-00000.<ext> "
+        "on in row order.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_format_double",
+        numbers.format_double,
+        (("value", "double"),),
+        "text",
+        frozenset({SPARK}),
+        "A double as DuckDB's CSV writer writes it (the shortest round-trip text): Spark's CSV exports.",
+    ),
+    Udf(
         "webdedup_shingle_set",
         _shingle_set,
         (("body", "text"), ("shingle_size", "bigint")),
@@ -143,6 +163,15 @@ UDFS = (
         "A document's shingle set: sorted distinct 64-bit shingle hashes, exactly as int_shingle_sets "
         "stores them (explain_pair).",
         takes_nulls=True,
+    ),
+    Udf(
+        "webdedup_mean_of_ratios",
+        ratios.mean_of_ratios,
+        (("ratios", "bigint[][]"),),
+        "double",
+        BOTH,
+        "The exact mean of a list of [numerator, denominator] integer ratios, rounded once to a double: "
+        "the same value whatever the list's order (cluster_mean_edge_jaccard).",
     ),
     Udf(
         "webdedup_shared_shingles",

@@ -60,7 +60,12 @@ def publish_outputs(staging: str, output_dir: str) -> str:
         return "nothing staged"
     names = sorted(os.listdir(staging), key=lambda name: (name == MANIFEST_FILE, name))
     for name in names:
-        os.replace(os.path.join(staging, name), os.path.join(output_dir, name))
+        target = os.path.join(output_dir, name)
+        if os.path.isdir(target) and not os.path.islink(target):  # a folder of part files (output_parts)
+            shutil.rmtree(target)
+        elif os.path.isdir(os.path.join(staging, name)) and os.path.lexists(target):
+            os.remove(target)
+        os.replace(os.path.join(staging, name), target)
     for leftover in glob.glob(os.path.join(output_dir, STAGING_PREFIX + "*")):
         shutil.rmtree(leftover, ignore_errors=True)
     return f"published {len(names)} file(s) to {os.path.abspath(output_dir)}"
@@ -82,5 +87,26 @@ def finalize_export(parts_dir: str, target: str) -> str:
     if len(parts) != 1:
         raise RuntimeError(f"finalize_export: expected one part file in {parts_dir}, found {len(parts)}")
     os.replace(parts[0], target)
+    shutil.rmtree(parts_dir, ignore_errors=True)
+    return os.path.abspath(target)
+
+
+def _part_number(path: str) -> int:
+    return int(os.path.basename(path).split("-")[1].split(".")[0])
+
+
+def finalize_parts(parts_dir: str, target: str) -> str:
+    """Turn a Spark writer's output folder into the folder ``target`` of its part files, renamed
+    ``part-00000.<ext>``, ``part-00001.<ext>``, ... in partition order (the order of the rows, as the
+    writer got them range-partitioned and sorted): the same names on every run."""
+    extension = os.path.splitext(target)[1]
+    parts = sorted(
+        (p for p in glob.glob(os.path.join(parts_dir, "part-*")) if not p.endswith(".crc")), key=_part_number
+    )
+    if not parts:
+        raise RuntimeError(f"finalize_parts: no part file in {parts_dir}")
+    os.makedirs(target)
+    for number, part in enumerate(parts):
+        os.replace(part, os.path.join(target, f"part-{number:05d}{extension}"))
     shutil.rmtree(parts_dir, ignore_errors=True)
     return os.path.abspath(target)

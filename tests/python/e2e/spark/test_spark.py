@@ -227,13 +227,8 @@ def test_duckdb_and_spark_agree_on_long_chains(tmp_path):
     )
     clusters = list(csv.DictReader((duck_out / "clusters.csv").open()))
     assert max(int(r["cluster_size"]) for r in clusters) >= 20
-    for name in ("clusters.csv", "duplicate_pairs.csv", "candidate_summary.csv"):
+    for name in ("clusters.csv", "duplicate_pairs.csv", "candidate_summary.csv", "cluster_inspection.csv"):
         assert (spark_out / name).read_text() == (duck_out / name).read_text(), name
-    # a mean of doubles depends on the summation order: cluster_mean_edge_jaccard may differ in the last bit
-    spark_rows = list(csv.DictReader((spark_out / "cluster_inspection.csv").open()))
-    duck_rows = list(csv.DictReader((duck_out / "cluster_inspection.csv").open()))
-    assert len(spark_rows) == len(duck_rows) >= 20
-    for spark_row, duck_row in zip(spark_rows, duck_rows, strict=True):
-        mean = "cluster_mean_edge_jaccard"
-        assert float(spark_row.pop(mean)) == pytest.approx(float(duck_row.pop(mean)), rel=1e-12)
-        assert spark_row == duck_row
+    # the cluster means are exact (mean_of_ratios): the same to the last bit, not only approximately
+    rows = list(csv.DictReader((spark_out / "cluster_inspection.csv").open()))
+    assert len(rows) >= 20 and len({r["cluster_mean_edge_jaccard"] for r in rows}) > 1
