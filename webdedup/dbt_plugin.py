@@ -122,6 +122,12 @@ _quote_attach_aliases()
 
 
 class Plugin(BasePlugin):
+    def update_connection_config(self, creds, config: dict) -> None:
+        """DuckDB's memory limit: DEDUP_MEMORY_LIMIT, else a share of this machine's (webdedup.memory)."""
+        from webdedup.memory import memory_limit
+
+        config.setdefault("memory_limit", memory_limit())
+
     def configure_connection(self, conn) -> None:
         file_helpers = (prepare_dir, write_text, publish_file, publish_database, publish_outputs, discard_dir)
         functions = [
