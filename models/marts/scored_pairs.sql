@@ -20,12 +20,6 @@ fingerprints as (
 
 ),
 
-shingle_sets as (
-
-    select * from {{ ref("int_shingle_sets") }}
-
-),
-
 settings as (
 
     select * from {{ ref("int_run_settings") }}
@@ -43,7 +37,8 @@ anchor_pairs as (
 
 anchor_jaccard as (
 
-    {{ candidate_anchor_jaccard("anchor_pairs", "shingle_sets") }}
+    -- the shingle sets are read by the macro (on DuckDB through int_anchor_intersections)
+    {{ candidate_anchor_jaccard("anchor_pairs", ref("int_shingle_sets")) }}
 
 ),
 
