@@ -248,6 +248,7 @@ def run_dbt(
     rss_method: str,
     fresh: bool = True,
     extra_vars: dict | None = None,
+    publish: bool = True,
 ) -> dict:
     """``dbt build`` (tests excluded with skip_tests) on ``corpus`` (None: the project's seed `documents`,
     or the input ``extra_vars`` name, such as warc_paths); database, target, outputs in ``work``.
@@ -282,7 +283,7 @@ def run_dbt(
         **os.environ,
         "DEDUP_DB_PATH": str(database),
         # the default publish step (a copy of the database for analysts) is part of the measured build
-        "DEDUP_PUBLISH_DIR": str(work / "published"),
+        "DEDUP_PUBLISH_DIR": str(work / "published") if publish else "none",
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
     # no --memory-limit: the project's default (webdedup/memory.py), not one inherited from this shell

@@ -28,6 +28,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -75,13 +76,19 @@ def disk_parts(work: Path) -> dict[str, int]:
 
 
 class DiskSampler:
-    """Samples ``disk_parts(work)`` on a thread until stopped; keeps each part's and the total's peak."""
+    """Samples ``disk_parts(work)`` on a thread until stopped; keeps each part's and the total's peak.
 
-    def __init__(self, work: Path) -> None:
+    Guard: when the file system's free space falls below ``min_free_bytes``, the build (every child
+    process of this benchmark) is terminated, so that a build too large for the disk stops before it
+    fills a disk other programs share; ``stopped`` then says so."""
+
+    def __init__(self, work: Path, min_free_bytes: int = 0) -> None:
         self.work = work
+        self.min_free_bytes = min_free_bytes
         self.peaks = dict.fromkeys(DISK_PARTS, 0)
         self.peak_total = 0
         self.samples = 0
+        self.stopped = ""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -91,6 +98,16 @@ class DiskSampler:
             self.peaks[name] = max(self.peaks[name], value)
         self.peak_total = max(self.peak_total, sum(parts.values()))
         self.samples += 1
+        free = shutil.disk_usage(self.work).free
+        if self.min_free_bytes and free < self.min_free_bytes and not self.stopped:
+            self.stopped = (
+                f"stopped by the disk guard: {free / 1e9:.1f} GB free < {self.min_free_bytes / 1e9:g} GB"
+            )
+            import psutil
+
+            for child in psutil.Process().children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    child.terminate()
 
     def _run(self) -> None:
         while not self._stop.wait(SAMPLE_SECONDS):
@@ -112,7 +129,7 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
     corpus = rb.ensure_corpus(work, docs, args.seed, 0, workers=max(1, args.threads))
     corpus_path = Path(corpus["path"])
     print(f"[{docs:,}] dbt build ...", file=sys.stderr, flush=True)
-    with DiskSampler(work) as sampler:
+    with DiskSampler(work, int(args.min_free_gb * 1e9)) as sampler:
         dbt = rb.run_dbt(
             corpus_path,
             work,
@@ -120,6 +137,7 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
             memory_limit=args.memory_limit,
             skip_tests=False,
             rss_method=rss_method,
+            publish=not args.no_publish,
         )
     if dbt["returncode"] != 0:
         print(f"[{docs:,}] dbt failed:\n{rb._log_tail(dbt['log'])}", file=sys.stderr)
@@ -131,6 +149,8 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
         "disk_peaks": sampler.peaks,
         "disk_peak_total": sampler.peak_total,
         "disk_samples": sampler.samples,
+        "disk_guard": sampler.stopped,
+        "published": not args.no_publish,
     }
     if docs == args.rensa_at:
         print(f"[{docs:,}] rensa ...", file=sys.stderr, flush=True)
@@ -149,7 +169,8 @@ def format_results(results: list[dict], settings: dict) -> str:
     lines = [
         "scale benchmark: full dbt build (tests, outputs, published database), "
         f"threads {settings['threads']}, DuckDB memory limit {settings['memory_limit']}, "
-        f"peak RSS via {settings['rss_method']}",
+        f"peak RSS via {settings['rss_method']}, published copy of the database "
+        f"{'on' if settings['published_copy'] else 'off (--no-publish)'}",
         "",
         f"{'documents':>11} {'input':>9} {'wall s':>8} {'x prev':>6} {'peak RSS':>9} {'disk peak':>10} "
         f"{'/input':>6} {'database':>9} {'spill':>9} {'outputs':>9} {'published':>9}",
@@ -164,7 +185,7 @@ def format_results(results: list[dict], settings: dict) -> str:
             f"{(dbt['peak_rss_mb'] or 0) / 1e3:7.2f}GB {_gb(item['disk_peak_total']):>10} "
             f"{item['disk_peak_total'] / item['input_bytes']:6.2f} {_gb(peaks['database']):>9} "
             f"{_gb(peaks['spill']):>9} {_gb(peaks['outputs']):>9} {_gb(peaks['published']):>9}"
-            + ("" if ok else f"  FAILED (exit {dbt['returncode']})")
+            + ("" if ok else f"  FAILED (exit {dbt['returncode']}) {item.get('disk_guard', '')}")
         )
         previous = dbt["wall_seconds"] if ok else None
     lines.append(
@@ -302,6 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--svg", default=str(ROOT / "docs" / "benchmarks_cost_curve.svg"))
     parser.add_argument("--json", help="write all figures to this JSON file")
     parser.add_argument("--rss", choices=("auto", "time", "psutil"), default="auto")
+    parser.add_argument(
+        "--no-publish", action="store_true", help="DEDUP_PUBLISH_DIR=none: no published copy of the database"
+    )
+    parser.add_argument(
+        "--min-free-gb",
+        type=float,
+        default=8.0,
+        help="stop a build when the disk's free space falls below this (default 8 GB; 0: never)",
+    )
     return parser
 
 
@@ -317,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": args.threads,
         "memory_limit": args.memory_limit or f"project default ({rb.project_memory_limit()})",
         "rss_method": "/usr/bin/time -v" if rss_method == "time" else "psutil",
+        "published_copy": not args.no_publish,
     }
     results = []
     for docs in sizes:
