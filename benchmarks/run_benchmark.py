@@ -58,6 +58,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # make ``benchmark
 from benchmarks import generate_corpus
 from benchmarks.baselines import UnionFind
 from webdedup.core.reference import jaccard, normalize_text, token_shingles
+from webdedup.engines import duckdb_memory as memory
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,6 +74,12 @@ MAX_EXAMPLES = 5
 # --------------------------------------------------------------------------------------------------------
 # Corpus (generated once per work dir, reused while the arguments are unchanged)
 # --------------------------------------------------------------------------------------------------------
+
+
+def project_memory_limit() -> str:
+    """DuckDB's memory limit of a build without DEDUP_MEMORY_LIMIT on this machine
+    (webdedup/engines/duckdb_memory.py)."""
+    return memory.default_memory_limit(memory.machine_memory_bytes())
 
 
 def corpus_args(docs: int, seed: int, hot_bucket: int) -> dict:
@@ -242,6 +249,7 @@ def run_dbt(
     rss_method: str,
     fresh: bool = True,
     extra_vars: dict | None = None,
+    publish: bool = True,
 ) -> dict:
     """``dbt build`` (tests excluded with skip_tests) on ``corpus`` (None: the project's seed `documents`,
     or the input ``extra_vars`` name, such as warc_paths); database, target, outputs in ``work``.
@@ -276,10 +284,14 @@ def run_dbt(
         **os.environ,
         "DEDUP_DB_PATH": str(database),
         # the default publish step (a copy of the database for analysts) is part of the measured build
-        "DEDUP_PUBLISH_DIR": str(work / "published"),
-        "DEDUP_MEMORY_LIMIT": memory_limit,
+        "DEDUP_PUBLISH_DIR": str(work / "published") if publish else "none",
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
+    # no --memory-limit: the project's default (webdedup/engines/duckdb_memory.py), not one inherited from
+    # this shell
+    env.pop("DEDUP_MEMORY_LIMIT", None)
+    if memory_limit:
+        env["DEDUP_MEMORY_LIMIT"] = memory_limit
     # Parse first (untimed in wall s, reported as parse_seconds): every build after the first in a
     # project reuses dbt's partial parse, so the measured build is the one users repeat.
     parse_command = [command[0], "parse", *command[command.index("--profiles-dir") :]]
@@ -938,7 +950,7 @@ def run_benchmark(args: argparse.Namespace) -> dict:
         "settings": {
             "engines": args.engines,
             "threads": args.threads,
-            "memory_limit": args.memory_limit,
+            "memory_limit": args.memory_limit or f"project default ({project_memory_limit()})",
             "skip_build_tests": args.skip_build_tests,
             "rss_method": "/usr/bin/time -v" if rss_method == "time" else "psutil",
             "work": str(work),
@@ -1062,7 +1074,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=2,
         help="dbt var fingerprint_workers, RAYON_NUM_THREADS of the baselines, corpus generator workers",
     )
-    parser.add_argument("--memory-limit", default="8GB", help="DEDUP_MEMORY_LIMIT for dbt (DuckDB)")
+    parser.add_argument(
+        "--memory-limit",
+        default="",
+        help="DEDUP_MEMORY_LIMIT for dbt (DuckDB); default: the project's (a quarter of RAM, 1-3 GB)",
+    )
     parser.add_argument(
         "--incremental",
         type=float,

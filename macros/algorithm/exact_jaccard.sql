@@ -12,11 +12,24 @@
 {#-
   DuckDB: the intersection of each pair's two sorted sets is counted by a merge in compiled code
   (webdedup_shared_shingles, from the registry webdedup/engines/udfs.py): one row per pair, no row per
-  shingle.  At 100k pages (26k pairs of ~600-hash sets) this took 0.3 s where the join form below took
-  2.2 s; at 1M pages the join spilled to disk.
+  shingle.  Only the sets of the pairs' documents are joined (the pairs here are few: cluster_inspection's
+  member-to-representative pairs that were not candidates, the audit's survivors); the candidate pairs
+  go through candidate_anchor_jaccard below.
 -#}
 {% macro duckdb__exact_jaccard(pairs, shingle_sets) %}
     with
+    jaccard_sets as (
+        select
+            doc_id,
+            shingle_count,
+            shingle_set
+        from {{ shingle_sets }}
+        where doc_id in (
+            select low_doc_id from {{ pairs }}
+            union
+            select high_doc_id from {{ pairs }}
+        )
+    ),
     jaccard_counts as (
         select
             p.low_doc_id,
@@ -24,9 +37,14 @@
             l.shingle_count + r.shingle_count as both_counts,
             webdedup_shared_shingles(l.shingle_set, r.shingle_set) as shared_shingles
         from {{ pairs }} as p
-        inner join {{ shingle_sets }} as l on p.low_doc_id = l.doc_id
-        inner join {{ shingle_sets }} as r on p.high_doc_id = r.doc_id
+        inner join jaccard_sets as l on p.low_doc_id = l.doc_id
+        inner join jaccard_sets as r on p.high_doc_id = r.doc_id
     )
+    {{ duckdb__jaccard_from_counts("jaccard_counts") }}
+{% endmacro %}
+
+{#- (low_doc_id, high_doc_id, shared_shingles, union_shingles, jaccard) from both set sizes and the shared count. -#}
+{% macro duckdb__jaccard_from_counts(counts) %}
     select
         low_doc_id,
         high_doc_id,
@@ -36,7 +54,7 @@
             when both_counts = shared_shingles then 0.0
             else shared_shingles / (both_counts - shared_shingles)
         end as jaccard
-    from jaccard_counts
+    from {{ counts }}
 {% endmacro %}
 
 {#-
@@ -123,4 +141,33 @@
         end as jaccard
     from jaccard_counts
     cross join jaccard_key_check
+{% endmacro %}
+
+
+{#-
+  candidate_anchor_jaccard(pairs, shingle_sets): exact_jaccard's columns for scored_pairs' distinct
+  candidate anchor pairs (`pairs`: low_doc_id, high_doc_id, the distinct least/greatest of
+  int_candidate_pairs' two anchors).  On DuckDB the pairs are counted by int_anchor_intersections, a
+  blocked merge whose memory does not grow with the corpus (joining every pair to both of its sets in
+  SQL spilled tens of GB at 5M pages); the other engines use exact_jaccard on the same pairs.
+-#}
+{% macro candidate_anchor_jaccard(pairs, shingle_sets) %}
+    {{- return(adapter.dispatch("candidate_anchor_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
+{% endmacro %}
+
+{% macro duckdb__candidate_anchor_jaccard(pairs, shingle_sets) %}
+    with
+    jaccard_counts as (
+        select
+            low_doc_id,
+            high_doc_id,
+            low_shingle_count + high_shingle_count as both_counts,
+            shared_shingles
+        from {{ ref("int_anchor_intersections") }}
+    )
+    {{ duckdb__jaccard_from_counts("jaccard_counts") }}
+{% endmacro %}
+
+{% macro default__candidate_anchor_jaccard(pairs, shingle_sets) %}
+    {{- exact_jaccard(pairs, shingle_sets) -}}
 {% endmacro %}

@@ -2,8 +2,8 @@
   Every LSH candidate pair scored with the exact Jaccard of its shingle sets and, as a diagnostic only,
   the MinHash signature overlap.  is_duplicate = jaccard >= threshold; the signature never decides.
 
-  Exact Jaccard (macros/algorithm/exact_jaccard.sql) runs once per distinct pair of shingle-set groups; pairs of
-  identical documents reuse their group's score.
+  Exact Jaccard (macros/algorithm/exact_jaccard.sql: candidate_anchor_jaccard) runs once per distinct pair of
+  shingle-set groups; pairs of identical documents reuse their group's score.
 -#}
 
 with
@@ -17,12 +17,6 @@ candidates as (
 fingerprints as (
 
     select * from {{ ref("int_fingerprints") }}
-
-),
-
-shingle_sets as (
-
-    select * from {{ ref("int_shingle_sets") }}
 
 ),
 
@@ -43,7 +37,27 @@ anchor_pairs as (
 
 anchor_jaccard as (
 
-    {{ exact_jaccard("anchor_pairs", "shingle_sets") }}
+    -- the shingle sets are read by the macro (on DuckDB through int_anchor_intersections)
+    {{ candidate_anchor_jaccard("anchor_pairs", ref("int_shingle_sets")) }}
+
+),
+
+anchor_documents as (
+
+    select low_doc_id as doc_id from anchor_pairs
+    union
+    select high_doc_id as doc_id from anchor_pairs
+
+),
+
+anchor_signatures as (
+
+    -- only the anchors' signatures (the signatures of all documents would be read twice otherwise)
+    select
+        fingerprints.doc_id,
+        fingerprints.signature
+    from fingerprints
+    inner join anchor_documents on fingerprints.doc_id = anchor_documents.doc_id
 
 ),
 
@@ -57,8 +71,8 @@ anchor_scores as (
         anchor_jaccard.jaccard,
         {{ signature_overlap("l.signature", "r.signature") }} as signature_overlap
     from anchor_jaccard
-    inner join fingerprints as l on anchor_jaccard.low_doc_id = l.doc_id
-    inner join fingerprints as r on anchor_jaccard.high_doc_id = r.doc_id
+    inner join anchor_signatures as l on anchor_jaccard.low_doc_id = l.doc_id
+    inner join anchor_signatures as r on anchor_jaccard.high_doc_id = r.doc_id
 
 ),
 

@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
-from webdedup.core import fingerprint
+from webdedup.core import fingerprint, kernels
 
 
 def warm() -> None:
@@ -19,6 +20,9 @@ def warm() -> None:
         fingerprint.fingerprint_batch(batch, params)
         sets = fingerprint.shingle_set_batch(batch, params).column("shingle_set")
         fingerprint.shared_shingle_counts(sets, sets)
+    values, starts = np.arange(4, dtype=np.int64), np.array([0, 2], dtype=np.int64)
+    out, rows = np.zeros(2, np.int64), np.arange(2)
+    kernels.intersections(values, starts, starts + 2, values, starts, starts + 2, out, rows)
 
 
 if __name__ == "__main__":

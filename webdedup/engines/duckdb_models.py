@@ -24,6 +24,7 @@ import pyarrow as pa
 from webdedup.core.fingerprint import fingerprint_batch
 from webdedup.core.fingerprint_detail import DETAIL_SCHEMA, detail_batch
 from webdedup.core.stream import iter_batches, settings_from_row, stream_fingerprints, stream_shingle_sets
+from webdedup.engines.blocked_jaccard import model_stream
 from webdedup.outputs.manifest import build_manifest
 from webdedup.outputs.pictures import render_pictures
 from webdedup.warc.reader import read_warc_batches
@@ -90,6 +91,12 @@ def fingerprint_details(session, *, settings, documents):
     reader = documents.project("doc_id, body").fetch_record_batch(run.batch_size)
     batches = iter_batches(reader, run, detail_batch, "fingerprint detail")
     return pa.RecordBatchReader.from_batches(DETAIL_SCHEMA, batches)
+
+
+def anchor_intersections(session, *, candidates, shingle_sets, block_mb):
+    """int_anchor_intersections: the shared shingles of every distinct candidate anchor pair, counted in
+    blocks of bounded memory (webdedup/engines/blocked_jaccard.py)."""
+    return model_stream(session, candidates, shingle_sets, block_mb)
 
 
 def pictures(session, *, settings, curve, scored):

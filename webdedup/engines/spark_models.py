@@ -168,6 +168,11 @@ def manifest(
     return spark.createDataFrame([row], schema)
 
 
+def anchor_intersections(spark: Any, *, candidates: Any, shingle_sets: Any, block_mb: Any) -> Any:
+    """int_anchor_intersections is a DuckDB model: on Spark, scored_pairs joins the shingle rows."""
+    raise RuntimeError("int_anchor_intersections runs on DuckDB only (it is disabled on Spark)")
+
+
 def warc_records(spark: Any, *, existing: str, **_settings: Any) -> Any:
     """stg_warc_records: WARC input is read on the DuckDB target only."""
     raise RuntimeError(
