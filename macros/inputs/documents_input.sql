@@ -142,14 +142,7 @@
         {%- for file in files -%}
             {%- set profile = fromjson(run_query("select webdedup_csv_profile(" ~ sql_string(file) ~ ", "
                 ~ sql_string(mode) ~ ", " ~ sql_string(work_dir) ~ ")").columns[0].values()[0]) -%}
-            {%- if profile.invalid_rows -%}
-                {{ exceptions.raise_compiler_error(
-                    "documents_path '" ~ path ~ "'" ~ (": file '" ~ file ~ "'" if files | length > 1 else "")
-                    ~ " holds bytes that are not UTF-8 in "
-                    ~ profile.invalid_row_count ~ " row(s), doc_id: " ~ (profile.invalid_rows | join(", "))
-                    ~ (" ..." if profile.invalid_row_count > profile.invalid_rows | length else "")
-                    ~ "; convert the file to UTF-8, or set var invalid_utf8: replace to read them as U+FFFD") }}
-            {%- endif -%}
+            {%- do stop_on_invalid_utf8(path, file if files | length > 1 else none, profile) -%}
             {%- do read_paths.append(sql_string(profile.read_path)) -%}
             {%- do line_size.update({"max": [line_size.max, profile.max_line_size] | max}) -%}
         {%- endfor -%}
@@ -174,9 +167,23 @@
     {{ return(reader.format(pattern_sql)) }}
 {% endmacro %}
 
+{#- A CSV file's profile (webdedup_csv_profile) named rows that are not UTF-8: stop, naming them. -#}
+{% macro stop_on_invalid_utf8(path, file, profile) %}
+    {%- if profile.invalid_rows -%}
+        {{ exceptions.raise_compiler_error(
+            "documents_path '" ~ path ~ "'" ~ (": file '" ~ file ~ "'" if file else "")
+            ~ " holds bytes that are not UTF-8 in "
+            ~ profile.invalid_row_count ~ " row(s), doc_id: " ~ (profile.invalid_rows | join(", "))
+            ~ (" ..." if profile.invalid_row_count > profile.invalid_rows | length else "")
+            ~ "; convert the file to UTF-8, or set var invalid_utf8: replace to read them as U+FFFD") }}
+    {%- endif -%}
+{% endmacro %}
+
+
 {#-
   documents_path on Spark: Parquet files, globs and folders are read directly; CSV (header, all
-  columns as text, quoted newlines allowed) through a temporary view.
+  columns as text, quoted newlines allowed) through a temporary view, after the same UTF-8 check as on
+  DuckDB.
 -#}
 {% macro spark__read_documents_files(path) %}
     {%- set lowered = path | lower -%}
@@ -185,8 +192,13 @@
     {%- endif -%}
     {%- if lowered.endswith(".csv") or lowered.endswith(".csv.gz") or lowered.endswith(".tsv") -%}
         {%- if execute -%}
+            {#- the same UTF-8 check (and repaired copy with invalid_utf8: replace) as on DuckDB -#}
+            {%- set profile = fromjson(run_query("select webdedup_csv_profile(" ~ sql_string(path) ~ ", "
+                ~ sql_string(invalid_utf8_mode()) ~ ", " ~ sql_string("target/spark-inputs")
+                ~ ")").columns[0].values()[0]) -%}
+            {%- do stop_on_invalid_utf8(path, none, profile) -%}
             {%- do run_query("create or replace temporary view webdedup_documents_csv using csv options (path "
-                ~ sql_string(path) ~ ", header 'true', multiLine 'true', escape '\"', inferSchema 'false'"
+                ~ sql_string(profile.read_path) ~ ", header 'true', multiLine 'true', escape '\"', inferSchema 'false'"
                 ~ (", sep '\\t'" if lowered.endswith(".tsv") else "") ~ ")") -%}
         {%- endif -%}
         {{ return("webdedup_documents_csv") }}

@@ -232,3 +232,25 @@ def test_duckdb_and_spark_agree_on_long_chains(tmp_path):
     # the cluster means are exact (mean_of_ratios): the same to the last bit, not only approximately
     rows = list(csv.DictReader((spark_out / "cluster_inspection.csv").open()))
     assert len(rows) >= 20 and len({r["cluster_mean_edge_jaccard"] for r in rows}) > 1
+
+
+def test_spark_refuses_a_csv_that_is_not_utf8_naming_the_doc_ids(tmp_path):
+    """The same UTF-8 check as DuckDB's (macros/inputs/documents_input.sql): Spark's CSV reader would turn
+    the bytes into U+FFFD silently."""
+    path = tmp_path / "docs.csv"
+    path.write_bytes(
+        b"doc_id,source,domain,crawled_at,title,body\n"
+        b"a,s,d1,2024-01-01,t,plain words only here\n"
+        b"b,s,d2,2024-01-01,t,caf\xe9 au lait with some more words\n"
+    )
+    result = run_dbt_spark(
+        ["build", "--select", "stg_documents"],
+        work=tmp_path,
+        dbt_vars={"documents_path": str(path), "output_dir": str(tmp_path / "out")},
+        check=False,
+    )
+    assert result.returncode != 0
+    assert (
+        f"documents_path '{path}' holds bytes that are not UTF-8 in 1 row(s), doc_id: b; convert the file"
+        " to UTF-8, or set var invalid_utf8: replace to read them as U+FFFD"
+    ) in result.stdout
