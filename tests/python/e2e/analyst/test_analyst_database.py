@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_dbt
-from webdedup import reference as ref
+from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
 
