@@ -3,7 +3,7 @@
 #                missing, run the pipeline on the fixture, write the outputs to output/ and the database to
 #                web_text_dedup.duckdb, and print a summary
 #   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
-#                (pytest includes the Spark target, needs Java 17: tests/python/test_spark.py runs the
+#                (pytest includes the Spark target, needs Java 17: tests/python/e2e/spark/test_spark.py runs the
 #                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
 #   make test-unit  - the unit tests alone (tests/python/unit: no dbt, under a minute)
 #   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): dbt build --target spark
