@@ -282,24 +282,16 @@ def sorted_intersections(left_values, left_offsets, right_values, right_offsets)
     """
     n = len(left_offsets) - 1
     shared = np.zeros(n, dtype=np.int64)
-    for row in range(n):
-        i = left_offsets[row]
-        i_end = left_offsets[row + 1]
-        j = right_offsets[row]
-        j_end = right_offsets[row + 1]
-        count = 0
-        while i < i_end and j < j_end:
-            a = left_values[i]
-            b = right_values[j]
-            if a == b:
-                count += 1
-                i += 1
-                j += 1
-            elif a < b:
-                i += 1
-            else:
-                j += 1
-        shared[row] = count
+    intersections(
+        left_values,
+        left_offsets[:-1],
+        left_offsets[1:],
+        right_values,
+        right_offsets[:-1],
+        right_offsets[1:],
+        shared,
+        np.arange(n),
+    )
     return shared
 
 
