@@ -14,8 +14,10 @@ Both baselines follow the spec's algorithm with the same settings as the dbt pip
                     representative is the newest ``crawled_at``, then more tokens, then the smallest doc_id.
 
 Shingle sets are kept in memory between stages 1 and 4 (the usual way to write it) unless the corpus is
-large (> 50k documents by default; they cost ~100 KB of Python objects per 3.5 KB page); then they are
-dropped after MinHash and rebuilt during ``verify`` only for documents that appear in a candidate pair.
+large (> 50k documents by default; they cost ~100 KB of Python objects per 3.5 KB page); then stages 1
+and 2 run in chunks of 10,000 documents (only one chunk's sets exist at a time) and the sets are rebuilt
+during ``verify`` only for documents that appear in a candidate pair, as sorted arrays of the shingles'
+64-bit hashes (the 1M-page corpus held ~30 GB of such sets as Python strings).
 
 CLI::
 
@@ -31,6 +33,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -42,6 +45,7 @@ from webdedup.core.reference import normalize_text, token_shingles
 
 STAGES = ("shingles", "minhash", "lsh", "verify", "components")
 KEEP_SHINGLES_MAX_DOCS = 50_000
+MINHASH_CHUNK_DOCS = 10_000
 COLUMNS = ["doc_id", "crawled_at", "body"]
 
 
@@ -86,6 +90,30 @@ class UnionFind:
                 self.parent[left_root] = right_root
 
 
+def _hashed_set(shingles: set[str]) -> np.ndarray:
+    """A shingle set as the sorted 64-bit hashes of its shingles (about 8 bytes a shingle instead of
+    ~100 as Python strings; the dbt pipeline scores 64-bit shingle hashes too)."""
+    return np.unique(np.fromiter((hash(s) for s in shingles), dtype=np.int64, count=len(shingles)))
+
+
+def _minhash(engine: str, shingle_sets: list[set[str]], num_perm: int, hashfunc: str) -> list:
+    """One MinHash per shingle set with the engine's batch API."""
+    if engine == "datasketch":
+        from datasketch import MinHash
+
+        kwargs: dict = {"num_perm": num_perm}
+        if hashfunc == "xxhash":
+            import xxhash
+
+            kwargs["hashfunc"] = xxhash.xxh32_intdigest
+        return MinHash.bulk(([s.encode("utf-8") for s in shingles] for shingles in shingle_sets), **kwargs)
+    if engine == "rensa":
+        from rensa import RMinHash
+
+        return RMinHash.from_token_sets(shingle_sets, num_perm=num_perm, seed=42)
+    raise ValueError(f"unknown engine {engine!r}")
+
+
 def _run(
     engine: str,
     table_or_path,
@@ -113,76 +141,60 @@ def _run(
     keep = n <= KEEP_SHINGLES_MAX_DOCS if keep_shingles is None else keep_shingles
     seconds = dict.fromkeys(STAGES, 0.0)
 
-    # 1. normalise + shingle
-    t0 = time.perf_counter()
+    # 1. normalise + shingle and 2. MinHash, in chunks of documents unless the sets are kept: a large
+    # corpus never holds every shingle set at once
+    chunk = max(n, 1) if keep else MINHASH_CHUNK_DOCS
     shingle_sets: list[set[str]] = []
     token_counts: list[int] = []
-    for body in bodies:
-        shingles, count = _shingle(body, shingle_size)
-        shingle_sets.append(shingles)
-        token_counts.append(count)
-    seconds["shingles"] = time.perf_counter() - t0
+    minhashes: list = []
+    for start in range(0, n, chunk):
+        t0 = time.perf_counter()
+        chunk_sets: list[set[str]] = []
+        for body in bodies[start : start + chunk]:
+            shingles, count = _shingle(body, shingle_size)
+            chunk_sets.append(shingles)
+            token_counts.append(count)
+        seconds["shingles"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        minhashes.extend(_minhash(engine, chunk_sets, num_perm, hashfunc))
+        seconds["minhash"] += time.perf_counter() - t0
+        if keep:
+            shingle_sets.extend(chunk_sets)
 
-    # 2. MinHash and 3. LSH candidates (pairs of row indexes, left < right)
+    # 3. LSH candidates (pairs of row indexes, left < right)
     candidates: set[tuple[int, int]] = set()
+    t0 = time.perf_counter()
     if engine == "datasketch":
-        from datasketch import MinHash, MinHashLSH
+        from datasketch import MinHashLSH
 
-        kwargs: dict = {"num_perm": num_perm}
-        if hashfunc == "xxhash":
-            import xxhash
-
-            kwargs["hashfunc"] = xxhash.xxh32_intdigest
-        t0 = time.perf_counter()
-        minhashes = MinHash.bulk(
-            ([s.encode("utf-8") for s in shingles] for shingles in shingle_sets), **kwargs
-        )
-        seconds["minhash"] = time.perf_counter() - t0
-        if not keep:
-            shingle_sets = []
-        t0 = time.perf_counter()
         lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, params=(bands, rows))
         with lsh.insertion_session() as session:
             for index, minhash in enumerate(minhashes):
                 session.insert(index, minhash, check_duplication=False)
-        for index, minhash in enumerate(minhashes):
-            for other in lsh.query(minhash):
-                if other > index:
-                    candidates.add((index, other))
-        del lsh, minhashes
-        seconds["lsh"] = time.perf_counter() - t0
-    elif engine == "rensa":
-        from rensa import RMinHash, RMinHashLSH
+    else:
+        from rensa import RMinHashLSH
 
-        t0 = time.perf_counter()
-        minhashes = RMinHash.from_token_sets(shingle_sets, num_perm=num_perm, seed=42)
-        seconds["minhash"] = time.perf_counter() - t0
-        if not keep:
-            shingle_sets = []
-        t0 = time.perf_counter()
         lsh = RMinHashLSH(threshold=threshold, num_perm=num_perm, num_bands=bands)
         lsh.insert_many(minhashes, start_key=0)
-        # one query() per document: in rensa 0.5.0 this is ~25x faster than the batch query_all()
-        for index, minhash in enumerate(minhashes):
-            for other in lsh.query(minhash):
-                if other > index:
-                    candidates.add((index, other))
-        del lsh, minhashes
-        seconds["lsh"] = time.perf_counter() - t0
-    else:
-        raise ValueError(f"unknown engine {engine!r}")
+    # one query() per document (rensa 0.5.0: ~25x faster than its batch query_all())
+    for index, minhash in enumerate(minhashes):
+        for other in lsh.query(minhash):
+            if other > index:
+                candidates.add((index, other))
+    del lsh, minhashes
+    seconds["lsh"] = time.perf_counter() - t0
 
     # 4. exact Jaccard on the candidate pairs
     t0 = time.perf_counter()
     if keep:
         lookup = shingle_sets
-    else:  # rebuild the sets only for documents that are part of a candidate pair
+    else:  # rebuild the sets only for documents that are part of a candidate pair, compactly
         needed = sorted({index for pair in candidates for index in pair})
-        lookup = {i: _shingle(bodies[i], shingle_size)[0] for i in needed}
+        lookup = {i: _hashed_set(_shingle(bodies[i], shingle_size)[0]) for i in needed}
     accepted: list[tuple[int, int]] = []
     for left, right in candidates:
         a, b = lookup[left], lookup[right]
-        shared = len(a & b)
+        shared = len(a & b) if keep else int(np.intersect1d(a, b, assume_unique=True).size)
         union = len(a) + len(b) - shared
         if union and shared / union >= threshold:
             accepted.append((left, right))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 RECORDS = ("internal.metrics.input.recordsRead", "internal.metrics.shuffle.read.recordsRead")
@@ -38,29 +39,56 @@ def lines(event_log: Path):
                 yield from handle
 
 
+NODE_ID = re.compile(r'node_id\\*"\s*:\s*\\*"([^"\\]+)')
+
+
 def stages(event_log: Path) -> list[dict]:
-    """One dict per completed stage: id, name, tasks, seconds, records (input + shuffle rows read)."""
+    """One dict per completed stage: id, name, node, tasks, seconds, records (input + shuffle rows read).
+
+    ``node`` is the dbt node whose statement ran the stage, read from the query comment dbt puts first
+    in every statement (``"node_id": ...``) through the stage's job and SQL execution; None for stages
+    outside a dbt statement (a Python model's DataFrame calls).  ``name`` is Spark's own (the call site,
+    or on Connect the session id)."""
+    node_of_execution: dict[str, str] = {}
+    execution_of_stage: dict[int, str] = {}
     found = []
     for line in lines(event_log):
         event = json.loads(line)
-        if event.get("Event") != "SparkListenerStageCompleted":
-            continue
-        info = event["Stage Info"]
-        if "Completion Time" not in info or "Submission Time" not in info:
-            continue
-        records = sum(
-            int(a.get("Value", 0)) for a in info.get("Accumulables", []) if a.get("Name") in RECORDS
-        )
-        found.append(
-            {
-                "id": info["Stage ID"],
-                "name": info["Stage Name"].split("\n")[0][:90],
-                "tasks": info["Number of Tasks"],
-                "seconds": (info["Completion Time"] - info["Submission Time"]) / 1000,
-                "records": records,
-            }
-        )
+        kind = event.get("Event", "")
+        if kind.endswith("SQLExecutionStart"):
+            match = NODE_ID.search(event.get("details", "") + event.get("description", ""))
+            if match:
+                node_of_execution[str(event["executionId"])] = match.group(1).split(".", 2)[-1]
+        elif kind == "SparkListenerJobStart":
+            properties = event.get("Properties") or {}
+            execution = properties.get("spark.sql.execution.root.id") or properties.get(
+                "spark.sql.execution.id"
+            )
+            for stage in event.get("Stage IDs", []):
+                execution_of_stage[stage] = str(execution)
+        elif kind == "SparkListenerStageCompleted":
+            info = event["Stage Info"]
+            if "Completion Time" not in info or "Submission Time" not in info:
+                continue
+            records = sum(
+                int(a.get("Value", 0)) for a in info.get("Accumulables", []) if a.get("Name") in RECORDS
+            )
+            found.append(
+                {
+                    "id": info["Stage ID"],
+                    "name": info["Stage Name"].split("\n")[0][:90],
+                    "node": node_of_execution.get(execution_of_stage.get(info["Stage ID"], "")),
+                    "tasks": info["Number of Tasks"],
+                    "seconds": (info["Completion Time"] - info["Submission Time"]) / 1000,
+                    "records": records,
+                }
+            )
     return found
+
+
+def label(stage: dict) -> str:
+    """The dbt node of a stage when known, else Spark's name for it."""
+    return stage["node"] or stage["name"]
 
 
 def main() -> None:
@@ -76,11 +104,11 @@ def main() -> None:
     print(f"{logs[-1].name}: {len(rows)} stages, {total:.1f} s of stage time")
     print(f"{'stage':>6} {'tasks':>6} {'seconds':>8} {'records':>11}  name")
     for row in sorted(rows, key=lambda r: -r["seconds"])[: args.top]:
-        print(f"{row['id']:>6} {row['tasks']:>6} {row['seconds']:>8.1f} {row['records']:>11,}  {row['name']}")
+        print(f"{row['id']:>6} {row['tasks']:>6} {row['seconds']:>8.1f} {row['records']:>11,}  {label(row)}")
     single = [r for r in rows if r["tasks"] == 1 and r["records"] > args.records]
     print(f"\nstages in one task reading more than {args.records:,} rows: {len(single)}")
     for row in sorted(single, key=lambda r: -r["records"]):
-        print(f"{row['id']:>6} {row['tasks']:>6} {row['seconds']:>8.1f} {row['records']:>11,}  {row['name']}")
+        print(f"{row['id']:>6} {row['tasks']:>6} {row['seconds']:>8.1f} {row['records']:>11,}  {label(row)}")
 
 
 if __name__ == "__main__":

@@ -299,3 +299,37 @@
         {{ separator }}
     )
 {%- endmacro %}
+
+
+{#-
+  Placed between `name as` and a CTE's parenthesis: the CTE is inlined into each query that reads it, not
+  materialized once.  DuckDB materializes a CTE read twice, which for a CTE of page bodies means storing
+  (and at scale spilling) every body a second time; Spark always inlines.
+-#}
+{% macro not_materialized() %}
+    {{- return(adapter.dispatch("not_materialized", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro duckdb__not_materialized() -%}
+    not materialized
+{%- endmacro %}
+
+{% macro spark__not_materialized() -%}
+{%- endmacro %}
+
+
+{#-
+  Placed right after `select`: the rows are spread over the shuffle's partitions by `column`, so that a
+  table read from one input file (one Spark task) is written as many files and every later stage over it
+  runs in many tasks.  DuckDB parallelizes on its own.
+-#}
+{% macro repartition_hint(column) %}
+    {{- return(adapter.dispatch("repartition_hint", "web_text_dedup")(column)) -}}
+{% endmacro %}
+
+{% macro duckdb__repartition_hint(column) -%}
+{%- endmacro %}
+
+{% macro spark__repartition_hint(column) -%}
+    /*+ REPARTITION({{ column }}) */
+{%- endmacro %}

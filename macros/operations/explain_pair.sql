@@ -2,7 +2,8 @@
   dbt run-operation explain_pair --args '{left: doc-001, right: doc-013}'
 
   Explains the pipeline's decision for two documents from the built tables: their shingle-set groups,
-  the LSH bands they share (or "never a candidate"), signature overlap, exact Jaccard, the decision and
+  the LSH bands they share (or "never a candidate"), signature overlap, exact Jaccard (of the text the
+  pipeline shingled, int_shingle_texts: with boilerplate_filter on, the filtered text), the decision and
   reason, their clusters and, when they share one, the shortest path of accepted duplicate edges that
   joins them.
 
@@ -23,6 +24,10 @@
     {%- set l = sql_string(ids[0]) -%}
     {%- set r = sql_string(ids[1]) -%}
     {%- set lines = ["explain_pair " ~ ids[0] ~ " ~ " ~ ids[1] ~ " (database " ~ source.path ~ ")"] -%}
+    {#- the settings that database was built with, not this invocation's vars -#}
+    {%- set built = run_query("select shingle_size, threshold, boilerplate_filter, settings_key from "
+        ~ rel["int_run_settings"]).rows[0] -%}
+    {%- do lines.append("  built with: " ~ built[3]) -%}
 
 {%- set found = run_query(
         "select doc_id from " ~ rel["stg_documents"] ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")") -%}
@@ -55,15 +60,16 @@
     {%- set scores = run_query(
         "with pairs as (select " ~ l ~ " as low_doc_id, " ~ r ~ " as high_doc_id), "
         ~ "fp as (select * from " ~ rel["int_fingerprints"] ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")), "
-        ~ "computed as (select doc_id, webdedup_shingle_set(body, " ~ dedup_settings().shingle_size
-        ~ ") as shingle_set from " ~ rel["stg_documents"] ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")), "
+        ~ "computed as (select doc_id, webdedup_shingle_set(body, " ~ built[0]
+        ~ ") as shingle_set from " ~ rel["int_shingle_texts"] ~ " where doc_id in (" ~ l ~ ", " ~ r ~ ")), "
         ~ "sets as (select doc_id, len(shingle_set) as shingle_count, shingle_set from computed), "
         ~ "j as (" ~ exact_jaccard("pairs", "sets") ~ ") "
         ~ "select j.jaccard, j.shared_shingles, j.union_shingles, "
         ~ signature_overlap("a.signature", "b.signature")
         ~ " from j join fp as a on a.doc_id = j.low_doc_id join fp as b on b.doc_id = j.high_doc_id") -%}
     {%- set s = scores.rows[0] -%}
-    {%- do lines.append("  exact Jaccard: " ~ s[0] ~ " (" ~ s[1] ~ " shared of " ~ s[2] ~ " shingles)") -%}
+    {%- do lines.append("  exact Jaccard: " ~ s[0] ~ " (" ~ s[1] ~ " shared of " ~ s[2] ~ " shingles"
+        ~ (" of the text left after boilerplate_filter" if built[2] else "") ~ ")") -%}
     {%- do lines.append("  signature overlap: " ~ s[3]) -%}
 
     {%- set decision = run_query(
@@ -73,7 +79,7 @@
         {%- do lines.append("  decision: never a candidate (no shared LSH band), so never scored") -%}
     {%- elif decision.rows | length == 0 -%}
         {%- do lines.append("  decision: "
-            ~ ("duplicate" if s[0] >= dedup_settings().threshold else "not a duplicate")
+            ~ ("duplicate" if s[0] >= built[1] else "not a duplicate")
             ~ " - scored through the group anchors; not listed itself (star form, see int_candidate_pairs)") -%}
     {%- else -%}
         {%- do lines.append("  decision: " ~ ("duplicate" if decision.rows[0][0] else "not a duplicate")
@@ -111,7 +117,7 @@
   alias; its tables have the build's schemas and names.
 -#}
 {% macro _explain_pair_source(database) %}
-    {%- set models = ["stg_documents", "int_shingle_set_groups", "int_band_memberships", "int_fingerprints",
+    {%- set models = ["int_run_settings", "stg_documents", "int_shingle_texts", "int_shingle_set_groups", "int_band_memberships", "int_fingerprints",
         "scored_pairs", "clusters", "duplicate_pairs"] -%}
     {%- set build_path = run_query("select path from duckdb_databases() where database_name = "
         ~ sql_string(target.database)).columns[0].values()[0] -%}

@@ -11,6 +11,9 @@
   missing or not a date/timestamp (the doc_ids and values), binary text that is not UTF-8 (the
   doc_ids).  A null body is kept as an empty document.
 
+  On Spark the rows are spread over the shuffle's partitions by doc_id (repartition_hint), so that an
+  input read as one file still gives a table of many files and every later stage runs in many tasks.
+
   Incremental on DuckDB (config in _staging__models.yml): the checks read every input row, but only new
   or changed rows are written again (changed_documents_only below), and a post-hook deletes the rows of
   documents that left the input, so the table always equals a full rebuild.
@@ -45,15 +48,16 @@
 
 with
 
-source as (
+source as {{ not_materialized() }} (
 
+    -- read twice (narrow columns for the checks, then every column): never a stored copy of the bodies
     select * from {{ input.relation }}
 
 ),
 
 keys as (
 
-    -- the narrow columns the checks need: the bodies are read once, by final
+    -- the narrow columns the checks need: the bodies are read once, by documents
     select
         {{ staged_column("doc_id", "doc_id", input.categories.get("doc_id", "text")) }} as doc_id,
         {{ staged_column("crawled_at", "crawled_at", input.categories.get("crawled_at", "text")) }} as crawled_at,
@@ -136,7 +140,7 @@ documents as (
 
 final as (
 
-    select * from documents
+    select {{ repartition_hint("doc_id") }} * from documents
     where {{ changed_documents_only("documents", typed_columns, input.relation) }}
 
 )

@@ -92,11 +92,22 @@ def _start(name: str, arguments: list[str], config: dict[str, str]) -> int:
 
 
 def _alive(pid: int) -> bool:
+    """Whether the process runs.  A process this one started (``up`` then ``down`` in one process, as
+    the tests and the benchmark do) is reaped once it exits; a zombie is not alive."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:  # not our child
+        pass
     try:
         os.kill(pid, 0)
     except OSError:
         return False
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _wait_for(description: str, ready, timeout: float, log: Path) -> None:
@@ -117,6 +128,20 @@ def _port_open(port: str) -> bool:
 
 def _log_says(log: Path, text: str) -> bool:
     return log.exists() and text in log.read_text(errors="replace")
+
+
+def _event_log_conf() -> list[str]:
+    """The Connect server's event log (benchmarks/spark_stages.py reads it) when DEDUP_SPARK_EVENT_LOG
+    names a folder, as the spark_cluster profile does for its driver."""
+    folder = os.environ.get("DEDUP_SPARK_EVENT_LOG", "")
+    if not folder:
+        return []
+    settings = {
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": folder,
+        "spark.eventLog.compress": "false",
+    }
+    return [item for key, value in settings.items() for item in ("--conf", f"{key}={value}")]
 
 
 def up(timeout: float = 180) -> str:
@@ -171,6 +196,7 @@ def up(timeout: float = 180) -> str:
             "--conf", f"spark.pyspark.python={sys.executable}",
             "--conf", "spark.sql.session.timeZone=UTC",
             "--conf", "spark.ui.enabled=false",
+            *_event_log_conf(),
             "spark-internal",
         ],
         config,

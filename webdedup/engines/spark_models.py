@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
-import zipfile
+from pathlib import Path
 from typing import Any
 
+from webdedup import shipping
 from webdedup.core.fingerprint import fingerprint_batch
 from webdedup.core.stream import settings_from_row
 
@@ -39,28 +39,27 @@ _shipped: dict[str, str] = {}
 
 
 def ship_package(spark: Any) -> None:
-    """Off a local master, send the webdedup package (its .py files, zipped) to the executors, once per
-    session: they import it from there, never from the driver's folder.  Spark Connect takes it as a
-    session artifact; a classic driver through addPyFile."""
+    """Off a local master, send the webdedup package to the executors, once per session: they import it
+    from there, never from the driver's folder.  The archive (webdedup/shipping.py) carries the sources
+    and numba's machine code for the kernels, compiled (or loaded) here first, so executors do not
+    compile them again.  Spark Connect takes it as a session artifact; a classic driver through
+    addPyFile."""
     key = spark.session_id if is_connect(spark) else f"classic-{spark.sparkContext.applicationId}"
     if key in _shipped:
         return
     if not is_connect(spark) and spark.sparkContext.master.startswith("local"):
         _shipped[key] = ""
         return
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    archive = os.path.join(tempfile.mkdtemp(prefix="webdedup-"), "webdedup.zip")
-    with zipfile.ZipFile(archive, "w") as zipped:
-        for folder, _, names in sorted(os.walk(package)):
-            for name in sorted(names):
-                if name.endswith(".py"):
-                    path = os.path.join(folder, name)
-                    zipped.write(path, os.path.join("webdedup", os.path.relpath(path, package)))
+    from webdedup.core import warm
+
+    warm.warm()  # the numba cache is current for these sources before it is shipped
+    package = Path(__file__).resolve().parents[1]
+    archive = shipping.build_archive(package, Path(tempfile.mkdtemp(prefix="webdedup-")) / "webdedup.zip")
     if is_connect(spark):
-        spark.addArtifacts(archive, pyfile=True)
+        spark.addArtifacts(str(archive), pyfile=True)
     else:
-        spark.sparkContext.addPyFile(archive)
-    _shipped[key] = archive
+        spark.sparkContext.addPyFile(str(archive))
+    _shipped[key] = str(archive)
 
 
 def _map_batches(

@@ -35,3 +35,52 @@ def run_command(command: list[str], *, env: dict, dbt_vars: dict | None, check: 
     if check and result.returncode != 0:
         raise AssertionError(f"{label} failed:\n{result.stdout[-8000:]}")
     return result
+
+
+def spark_env(work: Path, *, schema: str | None = None) -> dict:
+    """The environment of a Spark build whose warehouse and metastore live under ``work`` (and, for a
+    cluster shared by several builds, its own schema)."""
+    env = dict(
+        os.environ,
+        DEDUP_SPARK_WAREHOUSE=str(work / "spark-warehouse"),
+        DEDUP_SPARK_METASTORE=str(work / "spark-metastore"),
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+    )
+    if schema:
+        env["DEDUP_SPARK_SCHEMA"] = schema
+    return env
+
+
+def spark_flags(target: str, work: Path) -> list[str]:
+    """dbt's flags for a Spark target run from the project root, its target folder under ``work``."""
+    return [
+        "--target",
+        target,
+        "--profiles-dir",
+        str(PROJECT_ROOT),
+        "--project-dir",
+        str(PROJECT_ROOT),
+        "--target-path",
+        str(work / "dbt-target"),
+    ]
+
+
+def run_dbt_spark(
+    args: list[str],
+    *,
+    work: Path,
+    target: str = "spark",
+    dbt_vars: dict | None = None,
+    check: bool = True,
+    schema: str | None = None,
+):
+    """`python -m webdedup.engines.dbt_spark <args> --target <target>` from the project root, state under
+    ``work``."""
+    command = [sys.executable, "-m", "webdedup.engines.dbt_spark", *args, *spark_flags(target, work)]
+    return run_command(
+        command,
+        env=spark_env(work, schema=schema),
+        dbt_vars=dbt_vars,
+        check=check,
+        label=f"dbt ({target}) {' '.join(args)}",
+    )

@@ -174,3 +174,13 @@ def test_baselines_find_planted_groups(runner, corpus: pa.Table, groups: dict[st
             assert result["representatives"][ids[0]] == newest["doc_id"]
     assert all(left < right for left, right in result["duplicate_pairs"])
     assert result["duplicate_pairs"] <= planted  # no false positives on this corpus
+
+
+@pytest.mark.parametrize("runner", [baselines.run_datasketch, baselines.run_rensa])
+def test_baselines_in_chunks_equal_the_whole_corpus_at_once(runner, corpus: pa.Table, monkeypatch) -> None:
+    whole = runner(corpus, keep_shingles=True)
+    monkeypatch.setattr(baselines, "MINHASH_CHUNK_DOCS", 37)  # chunks that do not divide the corpus
+    chunked = runner(corpus, keep_shingles=False)
+    assert chunked["settings"]["kept_shingle_sets"] is False
+    for key in ("duplicate_pairs", "clusters", "representatives", "candidate_count"):
+        assert chunked[key] == whole[key], key

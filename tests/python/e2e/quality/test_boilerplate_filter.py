@@ -16,8 +16,21 @@ import pytest
 from tests.python.helpers import templated_sites as ts
 from tests.python.helpers.dbt_runner import run_dbt
 from tests.python.helpers.project import project_vars
+from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
+
+
+def _explain(run, left, right) -> str:
+    return run_dbt(
+        ["run-operation", "explain_pair", "--args", f"{{left: {left}, right: {right}, database: build}}"],
+        db_path=run / "db.duckdb",
+    ).stdout
+
+
+def _reference_jaccard(left: str, right: str) -> float:
+    sets = [frozenset(ref.token_shingles(ref.normalize_text(t).split())) for t in (left, right)]
+    return ref.jaccard(*sets)
 
 
 def _build(run, corpus, **extra):
@@ -50,7 +63,7 @@ def sites(tmp_path_factory):
     _build(filtered_run, work / "part.parquet", boilerplate_filter=True)
     pq.write_table(table, work / "part.parquet")
     filtered = _build(filtered_run, work / "part.parquet", boilerplate_filter=True)
-    return table, plants, default, filtered
+    return table, plants, default, filtered, work
 
 
 def _same_partition(clusters: dict, components: dict) -> bool:
@@ -59,7 +72,7 @@ def _same_partition(clusters: dict, components: dict) -> bool:
 
 
 def test_default_is_unfiltered_and_templates_merge_distinct_pages(sites):
-    table, plants, (clusters, texts, key), _ = sites
+    table, plants, (clusters, texts, key), _, _ = sites
     bodies = dict(zip(table["doc_id"].to_pylist(), table["body"].to_pylist(), strict=True))
     assert texts == bodies
     assert "boilerplate_filter=false" in key
@@ -70,7 +83,7 @@ def test_default_is_unfiltered_and_templates_merge_distinct_pages(sites):
 
 
 def test_filter_keeps_distinct_pages_apart_and_planted_copies_together(sites):
-    table, plants, _, (clusters, texts, key) = sites
+    table, plants, _, (clusters, texts, key), _ = sites
     defaults = project_vars()
     expected = ts.filtered_texts(table, defaults["boilerplate_max_share"], defaults["boilerplate_min_pages"])
     assert texts == expected  # after an incremental build: the full corpus' filter
@@ -84,3 +97,29 @@ def test_filter_keeps_distinct_pages_apart_and_planted_copies_together(sites):
         assert clusters[copy] == clusters[original]
     originals = [d for d in clusters if d not in plants]
     assert len({clusters[d] for d in originals}) == len(originals)
+
+
+def test_explain_pair_scores_the_text_the_build_shingled(sites):
+    """explain_pair reports the Jaccard of the filtered texts when the build filtered (and of the bodies
+    when it did not), with the settings that database was built with, not the invocation's vars."""
+    _, plants, (default_clusters, default_texts, _), (_, filtered_texts, _), work = sites
+    # two distinct pages of one site that the template merged without the filter
+    left, right = next(
+        (a, b)
+        for a in sorted(default_clusters)
+        for b in sorted(default_clusters)
+        if a < b and a not in plants and b not in plants and default_clusters[a] == default_clusters[b]
+    )
+    runs = ((work / "default", default_texts, False), (work / "filtered", filtered_texts, True))
+    for run, texts, filtered in runs:
+        out = _explain(run, left, right)
+        expected = _reference_jaccard(texts[left], texts[right])
+        jaccard = float(out.split("exact Jaccard: ", 1)[1].split(" ", 1)[0])
+        assert jaccard == pytest.approx(expected, abs=1e-12), out
+        assert ("boilerplate_filter=true" in out) == filtered
+        assert ("of the text left after boilerplate_filter" in out) == filtered
+    assert (
+        _reference_jaccard(filtered_texts[left], filtered_texts[right])
+        < 0.7
+        <= _reference_jaccard(default_texts[left], default_texts[right])
+    )

@@ -16,6 +16,7 @@ import pytest
 
 from tests.python.helpers import quality_corpora as qc
 from tests.python.helpers import templated_sites as ts
+from tests.python.helpers.dbt_runner import run_dbt_spark
 from tests.python.helpers.project import project_vars
 
 pytest.importorskip("pyspark")
@@ -28,8 +29,6 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def spark_quality_run(tmp_path_factory):
-    from tests.python.e2e.spark.test_spark import run_dbt_spark
-
     work = tmp_path_factory.mktemp("spark_quality")
     sites, _ = ts.templated_sites()
     table = pa.concat_tables([sites, pa.Table.from_pylist(qc.chain_rows(4, 6, seed=8), schema=sites.schema)])

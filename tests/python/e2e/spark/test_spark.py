@@ -23,8 +23,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_command, run_dbt
+from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_dbt, run_dbt_spark
 from tests.python.helpers.project import manifest_outputs
+from tests.python.helpers.spec import SPEC_RESULT
 
 pytest.importorskip("pyspark")
 pytestmark = [
@@ -33,43 +34,6 @@ pytestmark = [
 ]
 
 OUTPUTS = [*manifest_outputs(), "manifest.json"]
-SPEC_COUNTS = {
-    "documents": 24,
-    "possible_pairs": 276,
-    "candidate_pairs": 18,
-    "accepted_edges": 18,
-    "duplicate_clusters": 6,
-    "singleton_clusters": 6,
-    "representatives": 12,
-}
-
-
-def run_dbt_spark(args: list[str], *, work: Path, dbt_vars: dict | None = None, check: bool = True):
-    """`python -m webdedup.engines.dbt_spark <args> --target spark` from the project root, state under
-    `work`."""
-    env = dict(
-        os.environ,
-        DEDUP_SPARK_WAREHOUSE=str(work / "spark-warehouse"),
-        DEDUP_SPARK_METASTORE=str(work / "spark-metastore"),
-        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
-    )
-    command = [
-        sys.executable,
-        "-m",
-        "webdedup.engines.dbt_spark",
-        *args,
-        "--target",
-        "spark",
-        "--profiles-dir",
-        str(PROJECT_ROOT),
-        "--project-dir",
-        str(PROJECT_ROOT),
-        "--target-path",
-        str(work / "dbt-target"),
-    ]
-    return run_command(
-        command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt (spark) {' '.join(args)}"
-    )
 
 
 def _rows(path: Path, columns: str, order_by: str) -> list[tuple]:
@@ -98,7 +62,7 @@ def test_spark_build_passes_every_data_test(spark_fixture_run):
 def test_spark_gives_the_spec_result_table(spark_fixture_run):
     with open(spark_fixture_run["output_dir"] / "candidate_summary.csv", newline="") as handle:
         summary = next(csv.DictReader(handle))
-    assert {k: int(summary[k]) for k in SPEC_COUNTS} == SPEC_COUNTS
+    assert {k: int(summary[k]) for k in SPEC_RESULT} == SPEC_RESULT
     assert float(summary["candidate_reduction_pct"]) == 93.48
 
 

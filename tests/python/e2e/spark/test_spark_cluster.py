@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.python.e2e.spark.test_spark import SPEC_COUNTS
-from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_command, run_dbt
+from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_dbt, run_dbt_spark
 from tests.python.helpers.outputs import csv_bytes, differences, part_files
 from tests.python.helpers.project import manifest_outputs
+from tests.python.helpers.spec import SPEC_RESULT
 
 pytest.importorskip("pyspark")
 pytestmark = [
@@ -58,29 +58,8 @@ def cluster(tmp_path_factory):
 
 
 def run_target(target: str, args: list[str], *, work: Path, dbt_vars: dict):
-    env = dict(
-        os.environ,
-        DEDUP_SPARK_WAREHOUSE=str(work / "spark-warehouse"),
-        DEDUP_SPARK_METASTORE=str(work / "spark-metastore"),
-        DEDUP_SPARK_SCHEMA=f"dedup_{work.name.replace('-', '_')}",
-        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
-    )
-    command = [
-        sys.executable,
-        "-m",
-        "webdedup.engines.dbt_spark",
-        *args,
-        "--target",
-        target,
-        "--profiles-dir",
-        str(PROJECT_ROOT),
-        "--project-dir",
-        str(PROJECT_ROOT),
-        "--target-path",
-        str(work / "dbt-target"),
-    ]
-    return run_command(
-        command, env=env, dbt_vars=dbt_vars, check=True, label=f"dbt ({target}) {' '.join(args)}"
+    return run_dbt_spark(
+        args, work=work, target=target, dbt_vars=dbt_vars, schema=f"dedup_{work.name.replace('-', '_')}"
     )
 
 
@@ -120,7 +99,7 @@ def test_the_fixture_on_the_cluster_passes_every_data_test_and_matches_duckdb(
     assert {uid: s for uid, s in statuses.items() if s not in ("pass", "success", "no-op")} == {}
     assert sorted(p.name for p in output_dir.iterdir()) == sorted(OUTPUTS)
     manifest = json.loads((output_dir / "manifest.json").read_text())
-    assert {k: manifest["counts"][k] for k in SPEC_COUNTS} == SPEC_COUNTS
+    assert {k: manifest["counts"][k] for k in SPEC_RESULT} == SPEC_RESULT
     assert (output_dir / "clusters.csv").is_dir()  # output_parts is on off a local master
     assert differences(fixture_run["output_dir"], output_dir, OUTPUTS) == []
 

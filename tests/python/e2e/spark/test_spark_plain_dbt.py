@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.python.helpers.dbt_runner import DBT, PROJECT_ROOT, run_command
+from tests.python.helpers.dbt_runner import DBT, PROJECT_ROOT, run_command, spark_env, spark_flags
 
 pytest.importorskip("pyspark")
 pytestmark = [
@@ -31,12 +31,7 @@ SAME_FILES = ("clusters.csv", "duplicate_pairs.csv", "candidate_summary.csv", "c
 
 
 def _spark_env(work: Path, *, plugin_on_path: bool) -> dict:
-    env = dict(
-        os.environ,
-        DEDUP_SPARK_WAREHOUSE=str(work / "spark-warehouse"),
-        DEDUP_SPARK_METASTORE=str(work / "spark-metastore"),
-        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
-    )
+    env = spark_env(work)
     env.pop("PYTHONPATH", None)
     if plugin_on_path:
         env["PYTHONPATH"] = str(PROJECT_ROOT)
@@ -44,16 +39,7 @@ def _spark_env(work: Path, *, plugin_on_path: bool) -> dict:
 
 
 def _flags(work: Path) -> list[str]:
-    return [
-        "--target",
-        "spark",
-        "--profiles-dir",
-        str(PROJECT_ROOT),
-        "--project-dir",
-        str(PROJECT_ROOT),
-        "--target-path",
-        str(work / "dbt-target"),
-    ]
+    return spark_flags("spark", work)
 
 
 @pytest.fixture(scope="module")
