@@ -1,0 +1,102 @@
+"""How many co-clustered pairs any `clustering: strict` partition can keep on chains, against the rules.
+
+    python benchmarks/strict_bound.py [--chains 20] [--length 6] [--seed 7]
+
+On the explicit chains of ``benchmarks/compare_clustering.py`` (``tests/python/helpers/quality_corpora.py``:
+each page two words away from the previous one), in plain Python over the spec's reference functions, it
+prints the co-clustered document pairs of connected components (the spec), of the strict rule the
+pipeline runs (greedy in representative order), of a greedy rule that picks as next kept page the one
+with the most accepted edges to unplaced pages (ties: representative order), and the best any strict
+partition can reach: every choice of kept pages and of a kept page at or above the threshold for each
+other page, per component (components of at most --max-exhaustive pages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import pyarrow as pa  # noqa: E402
+
+from benchmarks.generate_corpus import generate  # noqa: E402
+from tests.python.helpers import quality_corpora as qc  # noqa: E402
+
+
+def pairs(sizes) -> int:
+    return sum(k * (k - 1) // 2 for k in sizes)
+
+
+def best_partition(docs: list[str], similar) -> int:
+    """The most co-clustered pairs of a strict partition of one component (exhaustive)."""
+    best = 0
+    for mask in range(1, 2 ** len(docs)):
+        kept = [d for i, d in enumerate(docs) if mask >> i & 1]
+        choices = [[k for k in kept if similar(d, k)] for d in docs if d not in kept]
+        if all(choices):
+            for assignment in itertools.product(*choices):
+                sizes = defaultdict(int, dict.fromkeys(kept, 1))
+                for k in assignment:
+                    sizes[k] += 1
+                best = max(best, pairs(sizes.values()))
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--chains", type=int, default=20)
+    parser.add_argument("--length", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--max-exhaustive", type=int, default=10)
+    args = parser.parse_args()
+    schema = generate(10, seed=7).schema
+    table = pa.Table.from_pylist(qc.chain_rows(args.chains, args.length, seed=args.seed), schema=schema)
+    sets = qc.shingle_sets(table)
+    doc_ids = table["doc_id"].to_pylist()
+
+    def similar(a: str, b: str) -> bool:
+        return qc.jaccard(sets, a, b) >= qc.THRESHOLD
+
+    edges = [(a, b) for a, b in itertools.combinations(sorted(doc_ids), 2) if similar(a, b)]
+    order = qc.representative_order(table, qc.token_counts(table))
+    neighbours = defaultdict(set)
+    for a, b in edges:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    members = defaultdict(list)
+    for doc, component in qc.components(doc_ids, edges).items():
+        members[component].append(doc)
+    by_degree = {}
+    for docs in members.values():
+        unplaced = set(docs)
+        while unplaced:
+            kept = min(unplaced, key=lambda d: (-len(neighbours[d] & unplaced), order[d]))
+            placed = {d for d in unplaced if d == kept or similar(d, kept)}
+            by_degree.update(dict.fromkeys(placed, kept))
+            unplaced -= placed
+    components = len(qc.co_clustered_pairs(qc.kept_for(table, edges, strict=False)))
+    rows = {
+        "strict, greedy in representative order (the pipeline)": len(
+            qc.co_clustered_pairs(qc.kept_for(table, edges, strict=True))
+        ),
+        "strict, greedy by accepted edges to unplaced pages": len(qc.co_clustered_pairs(by_degree)),
+    }
+    large = [docs for docs in members.values() if len(docs) > args.max_exhaustive]
+    if not large:
+        rows["strict, best partition (exhaustive)"] = sum(
+            best_partition(sorted(docs), similar) for docs in members.values()
+        )
+    print(f"{args.chains} chains of {args.length} pages: {len(edges)} pairs at or above the threshold")
+    print(f"{'components (the spec)':<58} {components:>6} co-clustered pairs")
+    for label, count in rows.items():
+        print(f"{label:<58} {count:>6} ({count / components:.1%})")
+
+
+if __name__ == "__main__":
+    main()
