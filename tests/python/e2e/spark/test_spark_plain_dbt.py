@@ -38,14 +38,10 @@ def _spark_env(work: Path, *, plugin_on_path: bool) -> dict:
     return env
 
 
-def _flags(work: Path) -> list[str]:
-    return spark_flags("spark", work)
-
-
 @pytest.fixture(scope="module")
 def plain_spark_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("plain_spark")
-    command = [DBT, "build", "--exclude-resource-type", "unit_test", *_flags(work)]
+    command = [DBT, "build", "--exclude-resource-type", "unit_test", *spark_flags("spark", work)]
     result = run_command(
         command,
         env=_spark_env(work, plugin_on_path=True),
@@ -83,7 +79,7 @@ def test_without_the_plugin_the_spark_build_stops_at_once_naming_the_fix(tmp_pat
         "sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != root]; "
         "from dbt.cli.main import cli; sys.argv[0] = 'dbt'; sys.exit(cli())"
     )
-    command = [sys.executable, "-c", hide, str(PROJECT_ROOT), "build", *_flags(tmp_path)]
+    command = [sys.executable, "-c", hide, str(PROJECT_ROOT), "build", *spark_flags("spark", tmp_path)]
     result = run_command(
         command,
         env=_spark_env(tmp_path, plugin_on_path=False),
