@@ -2,8 +2,8 @@
   run_summary(results): the last on-run-end hook (after publish_outputs, publish_database and
   publish_pictures).  After a `dbt build` or `dbt run` it prints a short summary (with print(), so it
   shows with --quiet too): documents in, duplicate clusters, documents removed, representatives kept,
-  the candidate reduction, where the output files and the published database are, and the command to
-  look at them.  The numbers are read from candidate_summary as this run built it; a run that did not
+  the candidate reduction, the changes against the release published before (changelog), where the
+  output files and the published database are, and the command to look at them.  The numbers are read from candidate_summary as this run built it; a run that did not
   build candidate_summary prints nothing, and a run that failed says that nothing was published.
   With DEDUP_SUMMARY_FILE set, the summary is written to that file instead of printed: `make run`
   prints it after dbt's own closing lines, so that it is the last thing on the screen.
@@ -32,9 +32,23 @@
         "  candidate pairs       " ~ s[4] ~ " of " ~ s[5] ~ " possible (" ~ s[6] ~ "% fewer to score)",
         "  output files          " ~ output_dir(),
     ] -%}
+    {%- do lines.extend(_changelog_summary(results)) -%}
     {%- do lines.extend(adapter.dispatch("run_summary_database", "web_text_dedup")()) -%}
     {%- do _show_summary(lines) -%}
     {{ return("select 1") }}
+{% endmacro %}
+
+{#- The changelog's line: documents per change against the previous release (when changelog was built). -#}
+{% macro _changelog_summary(results) %}
+    {%- set built = results | selectattr("node.unique_id", "equalto", "model.web_text_dedup.changelog")
+        | selectattr("status", "equalto", "success") | list -%}
+    {%- if not built -%}{{ return([]) }}{%- endif -%}
+    {%- set counts = run_query("select change, count(*) from " ~ built[0].node.relation_name
+        ~ " group by change order by change") -%}
+    {%- set parts = [] -%}
+    {%- for row in counts.rows -%}{%- do parts.append(row[0] ~ " " ~ row[1]) -%}{%- endfor -%}
+    {{ return(["  changes vs release    " ~ (parts | join(", ") if parts else "none")
+        ~ "   (changelog.parquet)"]) }}
 {% endmacro %}
 
 {% macro _show_summary(lines) %}

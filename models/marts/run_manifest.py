@@ -26,6 +26,7 @@ def model(dbt, session):
             "cluster_inspection": dbt.ref("cluster_inspection"),
             "deduped_documents": dbt.ref("deduped_documents"),
             "removals": dbt.ref("removals"),
+            "changelog": dbt.ref("changelog"),
         },
         output_files=output_files,
     )

@@ -82,6 +82,16 @@ UDFS = (
         side_effects=True,
     ),
     Udf(
+        "webdedup_path_kind",
+        files.path_kind,
+        (("path", "text"),),
+        "text",
+        BOTH,
+        "'file', 'folder' or '' (missing): whether output_dir holds a published output (the changelog's "
+        "previous release).",
+        side_effects=True,
+    ),
+    Udf(
         "webdedup_write_text",
         files.write_text,
         (("path", "text"), ("text", "text")),

@@ -28,6 +28,11 @@ def staging_dir(output_dir: str, invocation_id: str) -> str:
     return os.path.join(output_dir, STAGING_PREFIX + invocation_id)
 
 
+def path_kind(path: str) -> str:
+    """How a published output exists: 'file', 'folder' (Spark's folders of part files) or '' (missing)."""
+    return "folder" if os.path.isdir(path) else "file" if os.path.isfile(path) else ""
+
+
 def write_text(path: str, text: str) -> str:
     """Write a text file (UTF-8, newlines as given); return its absolute path."""
     with open(path, "w", encoding="utf-8", newline="") as handle:

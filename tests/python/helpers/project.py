@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import yaml
 
 from tests.python.helpers.dbt_runner import PROJECT_ROOT
@@ -19,3 +22,10 @@ def manifest_outputs() -> list[str]:
     manifest itself), then the pictures by file name."""
     tables = [entry["file"] for entry in project_vars()["output_files"].values()]
     return [name for name in tables if name != "manifest.json"] + sorted(name for _, name in PICTURES)
+
+
+def data_tests(target_dir: Path) -> set[str]:
+    """The unique ids of every data test a dbt invocation's manifest (in its target folder) runs: the
+    enabled ones (the tests of a disabled model, such as the audit's, stay in the manifest, disabled)."""
+    nodes = json.loads((target_dir / "manifest.json").read_text())["nodes"]
+    return {uid for uid, node in nodes.items() if node["resource_type"] == "test" and node["config"]["enabled"]}

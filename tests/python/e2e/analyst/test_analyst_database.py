@@ -94,17 +94,19 @@ def test_every_table_and_column_has_its_description_as_comment(fixture_run):
 def test_the_build_ends_with_the_summary(fixture_run):
     log = fixture_run["log"]
     summary = log[log.rindex("web_text_dedup: done") :].splitlines()
-    values = {line[:24].strip(): line[24:].strip() for line in summary[1:9] if line.startswith("  ")}
+    values = {line[:24].strip(): line[24:].strip() for line in summary[1:10] if line.startswith("  ")}
     assert values["documents in"] == "24"
     assert values["duplicate clusters"] == "6"
     assert values["documents removed"] == "12"
     assert values["representatives kept"] == "12"
     assert values["candidate pairs"] == "18 of 276 possible (93.48% fewer to score)"
     assert values["output files"] == str(fixture_run["output_dir"])
+    # the first build into a fresh output folder: every document is new to the release
+    assert values["changes vs release"] == "added 24   (changelog.parquet)"
     assert values["database"] == str(_published(fixture_run))
     assert any(line.strip().startswith("next") and "make sql" in line for line in summary)
     # nothing but dbt's own closing lines (hook status, timing, "Done.") comes after it
-    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in summary[10:]]  # colours
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in summary[11:]]  # colours
     after = [re.sub(r"^\d\d:\d\d:\d\d", "", line).strip() for line in plain]  # timestamps
     assert [line for line in after if line] and all(
         re.match(r"\d+ of \d+ (START|OK) hook|Finished running|Completed successfully|Done\. PASS", line)

@@ -1,6 +1,8 @@
 """Incremental builds: a folder that gains batches, documents that change or leave, and new settings all
-give exactly the outputs of a full build on the same input (compared file by file and table by table)."""
+give exactly the outputs of a full build on the same input (compared file by file and table by table),
+and each build's changelog lists exactly the documents whose status differs between the two releases."""
 
+import csv
 import itertools
 import re
 import shutil
@@ -32,13 +34,56 @@ TABLES = [
 ]
 
 
+def _statuses(output_dir):
+    """doc_id -> (kept, kept doc, cluster) of a published release; {} before the first."""
+    path = output_dir / "clusters.csv"
+    if not path.exists():
+        return {}
+    with open(path, newline="") as handle:
+        return {
+            row["doc_id"]: (
+                row["is_representative"] == "true",
+                row["representative_doc_id"],
+                row["cluster_id"],
+            )
+            for row in csv.DictReader(handle)
+        }
+
+
+def _expected_changelog(before, after):
+    """Brute force over two releases: every document whose status differs, with its change."""
+    origins = {}
+    for doc_id, (_, _, cluster_id) in after.items():
+        if doc_id in before:
+            origins.setdefault(cluster_id, set()).add(before[doc_id][2])
+    changes = {}
+    for doc_id in before.keys() | after.keys():
+        old, new = before.get(doc_id), after.get(doc_id)
+        if old == new:
+            continue
+        if old is None:
+            changes[doc_id] = "added"
+        elif new is None:
+            changes[doc_id] = "left_input"
+        elif old[0] != new[0]:
+            changes[doc_id] = "became_kept" if new[0] else "became_duplicate"
+        elif old[1] != new[1]:
+            changes[doc_id] = "kept_doc_replaced"
+        else:
+            changes[doc_id] = "clusters_merged" if len(origins[new[2]]) > 1 else "cluster_id_changed"
+    return changes
+
+
 def _build(work, name, folder, extra_vars=None):
     (work / name).mkdir(exist_ok=True)
+    before = _statuses(work / name / "out")
     result = run_dbt(
         ["build"],
         db_path=work / name / "db.duckdb",
         dbt_vars={"documents_path": str(folder), "output_dir": str(work / name / "out")} | (extra_vars or {}),
     )
+    changelog = {doc_id: change for doc_id, change, *_ in _rows(work / name / "out" / "changelog.parquet")}
+    assert changelog == _expected_changelog(before, _statuses(work / name / "out"))
     done = re.findall(r"\[fingerprints\] done: ([\d,]+) documents", result.stdout)
     return int(done[-1].replace(",", ""))
 

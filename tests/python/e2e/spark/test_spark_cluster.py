@@ -25,7 +25,7 @@ import pytest
 
 from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_dbt, run_dbt_spark
 from tests.python.helpers.outputs import csv_bytes, differences, part_files
-from tests.python.helpers.project import manifest_outputs
+from tests.python.helpers.project import data_tests, manifest_outputs
 from tests.python.helpers.spec import SPEC_RESULT
 
 pytest.importorskip("pyspark")
@@ -95,7 +95,7 @@ def test_the_fixture_on_the_cluster_passes_every_data_test_and_matches_duckdb(
     )
     results = json.loads((tmp_path / "dbt-target" / "run_results.json").read_text())["results"]
     statuses = {r["unique_id"]: r["status"] for r in results}
-    assert len([uid for uid in statuses if uid.startswith("test.")]) >= 80
+    assert {uid for uid in statuses if uid.startswith("test.")} == data_tests(tmp_path / "dbt-target")
     assert {uid: s for uid, s in statuses.items() if s not in ("pass", "success", "no-op")} == {}
     assert sorted(p.name for p in output_dir.iterdir()) == sorted(OUTPUTS)
     manifest = json.loads((output_dir / "manifest.json").read_text())
