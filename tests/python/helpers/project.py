@@ -28,4 +28,5 @@ def data_tests(target_dir: Path) -> set[str]:
     """The unique ids of every data test a dbt invocation's manifest (in its target folder) runs: the
     enabled ones (the tests of a disabled model, such as the audit's, stay in the manifest, disabled)."""
     nodes = json.loads((target_dir / "manifest.json").read_text())["nodes"]
-    return {uid for uid, node in nodes.items() if node["resource_type"] == "test" and node["config"]["enabled"]}
+    tests = (uid for uid, node in nodes.items() if node["resource_type"] == "test")
+    return {uid for uid in tests if nodes[uid]["config"]["enabled"]}
