@@ -43,8 +43,8 @@
     {%- set built = results | selectattr("node.unique_id", "equalto", "model.web_text_dedup.changelog")
         | selectattr("status", "equalto", "success") | list -%}
     {%- if not built -%}{{ return([]) }}{%- endif -%}
-    {%- set counts = run_query("select change, count(*) from " ~ built[0].node.relation_name
-        ~ " group by change order by change") -%}
+    {%- set counts = run_query("select change_type, count(*) from " ~ built[0].node.relation_name
+        ~ " group by change_type order by change_type") -%}
     {%- set parts = [] -%}
     {%- for row in counts.rows -%}{%- do parts.append(row[0] ~ " " ~ row[1]) -%}{%- endfor -%}
     {{ return(["  changes vs release    " ~ (parts | join(", ") if parts else "none")

@@ -78,7 +78,7 @@ changes as (
             when statuses.previous_cluster_id <> statuses.cluster_id and merged_clusters.cluster_id is not null
                 then 'clusters_merged'
             when statuses.previous_cluster_id <> statuses.cluster_id then 'cluster_id_changed'
-        end as change
+        end as change_type
     from statuses
     left join merged_clusters on statuses.cluster_id = merged_clusters.cluster_id
 
@@ -88,7 +88,7 @@ final as (
 
     select
         changes.doc_id,
-        changes.change,
+        changes.change_type,
         changes.previous_status,
         changes.status,
         changes.previous_kept_doc_id,
@@ -98,7 +98,7 @@ final as (
         changes.cluster_id
     from changes
     left join removals on changes.doc_id = removals.removed_doc_id
-    where changes.change is not null
+    where changes.change_type is not null
 
 )
 
