@@ -29,7 +29,7 @@ Usage::
 
     python benchmarks/run_benchmark.py --docs N [--hot-bucket K] [--seed 7] [--work bench_work/N]
         [--engines dbt,datasketch,rensa] [--threads 2] [--memory-limit 8GB] [--json results.json]
-        [--skip-build-tests] [--rss auto|time|psutil] [--incremental 0.01]
+        [--skip-build-tests] [--rss auto|time|psutil] [--incremental 0.01,0.1]
 """
 
 from __future__ import annotations
@@ -1013,55 +1013,80 @@ def write_new_batch(corpus: Path, folder: Path, share: float, seed: int) -> int:
 
 
 def run_incremental(args: argparse.Namespace, corpus: Path, work: Path, rss_method: str) -> dict:
-    """A full build of a folder holding the corpus, then an incremental build after a new batch of
-    ``args.incremental`` x N documents is added to the folder (same database)."""
-    folder = work / "incremental" / "input"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    (folder / "corpus.parquet").symlink_to(corpus)
+    """Per share of ``args.incremental``: a full build of a folder holding the corpus, then an incremental
+    build after a new batch of share x N documents is added to the folder (same database); once, the same
+    build on the 24-page seed (the fixed cost no incremental build goes below)."""
     options = {
         "threads": args.threads,
         "memory_limit": args.memory_limit,
         "skip_tests": args.skip_build_tests,
         "rss_method": rss_method,
     }
-    print("running dbt on the corpus folder (full build) ...", file=sys.stderr, flush=True)
-    full = run_dbt(folder, work / "incremental", fresh=True, **options)
-    added = write_new_batch(corpus, folder, args.incremental, args.seed)
-    print(
-        f"running dbt after adding {added:,} documents (incremental build) ...", file=sys.stderr, flush=True
-    )
-    incremental = run_dbt(folder, work / "incremental", fresh=False, **options)
-    # The fixed cost no incremental build can go below: the same `dbt build` (same nodes, tests, exports
-    # and publishing) on the 24-page seed, from an empty database.
+    batches = []
+    for share in args.incremental:
+        home = work / f"incremental-{share:g}"
+        folder = home / "input"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        (folder / "corpus.parquet").symlink_to(corpus)
+        print(
+            f"running dbt on the corpus folder (full build, +{share:.0%} next) ...",
+            file=sys.stderr,
+            flush=True,
+        )
+        full = run_dbt(folder, home, fresh=True, **options)
+        added = write_new_batch(corpus, folder, share, args.seed)
+        print(
+            f"running dbt after adding {added:,} documents (incremental build) ...",
+            file=sys.stderr,
+            flush=True,
+        )
+        incremental = run_dbt(folder, home, fresh=False, **options)
+        batches.append({"share": share, "added_documents": added, "full": full, "incremental": incremental})
     print("running dbt on the 24-page seed (fixed cost of a build) ...", file=sys.stderr, flush=True)
     floor = run_dbt(None, work / "incremental-floor", fresh=True, **options)
-    return {"added_documents": added, "full": full, "incremental": incremental, "floor": floor}
+    return {"batches": batches, "floor": floor}
 
 
-def format_incremental(result: dict) -> str:
-    full, incremental, floor = result["full"], result["incremental"], result.get("floor")
-    lines = [
-        "",
-        f"incremental build (a new batch of {result['added_documents']:,} documents added to the folder)",
-        f"  full build of the folder        {full['wall_seconds']:8.2f} s wall"
-        + ("" if full["returncode"] == 0 else f"  FAILED (exit {full['returncode']})"),
-        f"  incremental build after the add {incremental['wall_seconds']:8.2f} s wall"
-        + ("" if incremental["returncode"] == 0 else f"  FAILED (exit {incremental['returncode']})"),
-        f"  incremental / full              {incremental['wall_seconds'] / full['wall_seconds']:8.1%}",
-    ]
-    stages = incremental.get("stages", [])
-    fingerprints = next((stage for stage in stages if stage["name"] == "int_fingerprints"), None)
-    if fingerprints:
-        lines.append(f"  incremental int_fingerprints    {fingerprints['seconds']:8.2f} s")
-    if floor:
+def _status(run: dict) -> str:
+    return "" if run["returncode"] == 0 else f"  FAILED (exit {run['returncode']})"
+
+
+def format_incremental(result: dict, top_stages: int = 8) -> str:
+    lines = []
+    for batch in result["batches"]:
+        full, incremental = batch["full"], batch["incremental"]
         lines += [
-            f"  same build on the 24-page seed  {floor['wall_seconds']:8.2f} s wall"
-            + ("" if floor["returncode"] == 0 else f"  FAILED (exit {floor['returncode']})"),
-            f"  seed build / full               {floor['wall_seconds'] / full['wall_seconds']:8.1%}"
-            "  (dbt start-up, nodes, tests, exports: no incremental build goes below it)",
+            "",
+            f"incremental build: +{batch['share']:.0%} ({batch['added_documents']:,} new documents, half"
+            " re-crawls of existing pages) added to the folder",
+            f"  full build of the folder        {full['wall_seconds']:8.2f} s wall" + _status(full),
+            f"  incremental build after the add {incremental['wall_seconds']:8.2f} s wall"
+            + _status(incremental),
+            f"  incremental / full              {incremental['wall_seconds'] / full['wall_seconds']:8.1%}",
+            "  slowest stages of the incremental build (execution_time; full build beside it):",
         ]
+        full_stages = {stage["name"]: stage["seconds"] for stage in full.get("stages", [])}
+        slowest = sorted(incremental.get("stages", []), key=lambda stage: -stage["seconds"])[:top_stages]
+        for stage in slowest:
+            before = full_stages.get(stage["name"], 0.0)
+            lines.append(f"    {stage['name']:<30} {stage['seconds']:7.2f} s   full {before:7.2f} s")
+    floor = result["floor"]
+    full_seconds = [batch["full"]["wall_seconds"] for batch in result["batches"]]
+    lines += [
+        "",
+        f"same build on the 24-page seed    {floor['wall_seconds']:8.2f} s wall" + _status(floor),
+        f"seed build / full                 {floor['wall_seconds'] / min(full_seconds):8.1%}"
+        "  (dbt start-up, nodes, tests, exports: no incremental build goes below it)",
+    ]
     return "\n".join(lines)
+
+
+def parse_shares(text: str) -> list[float]:
+    shares = [float(part) for part in text.split(",") if part.strip()]
+    if any(not 0 < share <= 1 for share in shares):
+        raise argparse.ArgumentTypeError(f"shares of N between 0 and 1 expected, got {text!r}")
+    return shares
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1084,9 +1109,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--incremental",
-        type=float,
-        default=0.0,
-        help="also time an incremental build after adding this share of N new documents (e.g. 0.01)",
+        type=parse_shares,
+        default=[],
+        help="also time incremental builds, each after adding this share of N new documents to a full build"
+        " (a comma list, e.g. 0.01,0.1)",
     )
     parser.add_argument("--json", help="write all figures to this JSON file")
     parser.add_argument(
@@ -1116,7 +1142,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--threads must be positive")
     report = run_benchmark(args)
     print(format_report(report))
-    if args.incremental > 0:
+    if args.incremental:
         rss_method = resolve_rss_method(args.rss)
         report["incremental"] = run_incremental(
             args, Path(report["corpus"]["path"]), _work_dir(args), rss_method
@@ -1127,8 +1153,10 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(_jsonable(report), indent=2) + "\n", encoding="utf-8")
         print(f"figures written to {args.json}")
     failed = any(result["returncode"] != 0 for result in report["engines"].values())
+    incremental = report.get("incremental", {"batches": []})
+    runs = [run for batch in incremental["batches"] for run in (batch["full"], batch["incremental"])]
     failed = failed or any(
-        run["returncode"] != 0 for run in report.get("incremental", {}).values() if isinstance(run, dict)
+        run["returncode"] != 0 for run in [*runs, *([incremental["floor"]] if runs else [])]
     )
     agreement = report.get("agreement")
     return 1 if failed or (agreement is not None and not agreement["passed"]) else 0
