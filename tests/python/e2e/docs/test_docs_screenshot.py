@@ -236,8 +236,13 @@ def test_lineage_screenshot_shows_the_graph(served_docs, chromium):
     total = width * height
     # the full-screen graph: its background fills most of the picture (a blank or loading page is white)
     assert pixels_near(counts, GRAPH_BACKGROUND, tolerance=2) / total > 0.5, f"see {path}"
-    # many SQL model nodes, the Python models (int_fingerprints, lsh_pictures, run_manifest) and exposures
-    assert pixels_near(counts, MODEL_NODE, tolerance=2) > 3000, f"too few model nodes drawn, see {path}"
-    assert pixels_near(counts, PYTHON_NODE, tolerance=2) > 150, f"no Python model nodes drawn, see {path}"
-    assert pixels_near(counts, EXPOSURE_NODE, tolerance=2) > 500, f"no exposure nodes drawn, see {path}"
+    # the 4 exposures, many more SQL model nodes than exposures, and the Python models (int_fingerprints,
+    # lsh_pictures, run_manifest, ...).  The graph is zoomed to fit the window, so how many pixels a node
+    # covers changes with the project's layout: model and Python nodes are counted against the exposures.
+    exposure_pixels = pixels_near(counts, EXPOSURE_NODE, tolerance=2)
+    assert exposure_pixels > 40, f"no exposure nodes drawn, see {path}"
+    model_pixels = pixels_near(counts, MODEL_NODE, tolerance=2)
+    assert model_pixels > 4 * exposure_pixels, f"too few model nodes drawn ({model_pixels} px), see {path}"
+    python_pixels = pixels_near(counts, PYTHON_NODE, tolerance=2)
+    assert python_pixels > exposure_pixels / 4, f"no Python nodes drawn ({python_pixels} px), see {path}"
     assert len(counts) > 200, f"too few colours for a graph with labels and edges, see {path}"
