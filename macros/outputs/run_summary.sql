@@ -3,8 +3,9 @@
   publish_pictures).  After a `dbt build` or `dbt run` it prints a short summary (with print(), so it
   shows with --quiet too): documents in, duplicate clusters, documents removed, representatives kept,
   the candidate reduction, the changes against the release published before (changelog), where the
-  output files and the published database are, and the command to look at them.  The numbers are read from candidate_summary as this run built it; a run that did not
-  build candidate_summary prints nothing, and a run that failed says that nothing was published.
+  output files and the published database are, and the command to look at them.  The numbers are read
+  from candidate_summary as this run built it; a run that did not build candidate_summary prints
+  nothing, and a run that failed says that nothing was published.
   With DEDUP_SUMMARY_FILE set, the summary is written to that file instead of printed: `make run`
   prints it after dbt's own closing lines, so that it is the last thing on the screen.
 -#}
