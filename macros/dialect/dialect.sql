@@ -150,6 +150,48 @@
 {%- endmacro %}
 
 
+{#-
+  A query: the rows of the stored table `table` (alias `stored`) that `lookup` (alias `matched`, one row
+  per key of the table) keeps (its boolean column `keep`), with `select_list`; on DuckDB in the table's
+  stored row order.  A DuckDB join gives its rows in the order its threads finish, so an export of it
+  needs a global sort, which for the release (rows with their bodies) was a third of a 1M build and its
+  largest spill.  Here the lookup's narrow rows are sorted into the table's rowid order and laid beside
+  its rows by a POSITIONAL JOIN, which reads the table once, in order, on one thread: an export keeps that
+  order and is byte-identical on a rerun.  Rows that do not line up (a key without its lookup row, or a
+  key with two) stop the query, naming the first key where they part.  Spark: an inner join (exports sort by their key).
+-#}
+{% macro select_in_stored_order(select_list, table, lookup, key, keep) %}
+    {{- return(adapter.dispatch("select_in_stored_order", "web_text_dedup")(
+        select_list, table, lookup, key, keep)) -}}
+{% endmacro %}
+
+{% macro duckdb__select_in_stored_order(select_list, table, lookup, key, keep) -%}
+    select {{ select_list }}
+    from {{ table }} as stored
+    positional join (
+        select found.*
+        from (select {{ key }}, rowid as stored_position from {{ table }}) as positions
+        left join {{ lookup }} as found on positions.{{ key }} = found.{{ key }}
+        order by positions.stored_position
+    ) as matched
+    where
+        case
+            when stored.{{ key }} is distinct from matched.{{ key }}
+                then error({{ sql_string(lookup | string ~ " must hold one row per " ~ key ~ " of " ~ table
+                    ~ ": at " ~ key ~ " ") }} || coalesce(stored.{{ key }}, 'null') || ' it gives '
+                    || coalesce(matched.{{ key }}, 'none'))
+            else matched.{{ keep }}
+        end
+{%- endmacro %}
+
+{% macro spark__select_in_stored_order(select_list, table, lookup, key, keep) -%}
+    select {{ select_list }}
+    from {{ table }} as stored
+    inner join {{ lookup }} as matched on stored.{{ key }} = matched.{{ key }}
+    where matched.{{ keep }}
+{%- endmacro %}
+
+
 {#- P(candidate | J) for LSH with `bands` bands of `rows` rows: 1 - (1 - J^rows)^bands. -#}
 {% macro lsh_candidate_probability(jaccard, rows, bands) -%}
     (1 - power(1 - power({{ jaccard }}, {{ rows }}), {{ bands }}))

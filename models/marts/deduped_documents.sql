@@ -1,28 +1,22 @@
-{#- The release: one representative document per cluster, with every input column plus its cluster. -#}
+{#-
+  The release: one representative document per cluster, with every input column plus its cluster.
+  Grain: one row per cluster.  Rows keep the staged documents' order (the input's order; pages that
+  incremental builds add come after the others), so the export writes them without sorting the bodies
+  (macro select_in_stored_order; on Spark the export sorts by doc_id).
+-#}
 
 with
 
-documents as (
-
-    select * from {{ ref("stg_documents") }}
-
-),
-
-clusters as (
-
-    select * from {{ ref("clusters") }}
-
-),
-
 final as (
 
-    select
-        {{ star_except("documents", ref("stg_documents"), ["body_hash"]) }},  -- noqa: RF02
-        clusters.cluster_id,
-        clusters.cluster_size
-    from documents
-    inner join clusters on documents.doc_id = clusters.doc_id
-    where clusters.is_representative
+    {{ select_in_stored_order(
+        select_list=star_except("stored", ref("stg_documents"), ["body_hash"])
+            ~ ", matched.cluster_id, matched.cluster_size",
+        table=ref("stg_documents"),
+        lookup=ref("clusters"),
+        key="doc_id",
+        keep="is_representative",
+    ) }}
 
 )
 
