@@ -1,8 +1,8 @@
 {#-
   The release: one representative document per cluster, with every input column plus its cluster.
   Grain: one row per cluster.  Rows keep the staged documents' order (the input's order; pages that
-  incremental builds add come after the others), so the export writes them without sorting the bodies
-  (macro select_in_stored_order; on Spark the export sorts by doc_id).
+  incremental builds add or change come after the others), so the export writes them without sorting
+  the bodies (macro select_in_stored_order; on Spark the export sorts by doc_id).
 -#}
 
 with
