@@ -263,7 +263,9 @@ def run_dbt(
     for stale in (*stale_files, target / "run_results.json"):
         stale.unlink(missing_ok=True)
     if fresh:
-        shutil.rmtree(output, ignore_errors=True)
+        # the published copy too: an earlier run's would count in the disk figures of one without publishing
+        for folder in (output, work / "published"):
+            shutil.rmtree(folder, ignore_errors=True)
     dbt_vars = {"output_dir": str(output), "fingerprint_workers": threads}
     if corpus is not None:
         dbt_vars["documents_path"] = str(corpus)
