@@ -5,7 +5,9 @@ An output is a file or (Spark's output_parts) a folder of part files part-00000.
   once (each part carries one).
 * Parquet: two engines' writers never give the same bytes (writer name, encodings), so the files must hold
   the same column names and Arrow types and the same rows in the same order, every value to the bit
-  (DuckDB marks columns without nulls required, Spark never does: nullability is not compared).
+  (DuckDB marks columns without nulls required, Spark never does: nullability is not compared).  An
+  output written in the engine's own row order (var output_files' order_by null: the release, in input
+  order on DuckDB, by doc_id on Spark) must hold the same rows in any order.
 * manifest.json: equal except what names the run rather than the result: generated_at, backends (the
   engine and its macro implementations) and the outputs' sha256 (Parquet bytes, part layouts).
 """
@@ -18,7 +20,19 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tests.python.helpers.project import project_vars
+
 RUN_KEYS = ("generated_at", "backends")
+
+
+def unordered_outputs() -> set[str]:
+    """The output files each engine writes in its own row order (var output_files' order_by null)."""
+    return {entry["file"] for entry in project_vars()["output_files"].values() if not entry.get("order_by")}
+
+
+def _rows(table: pa.Table, ordered: bool) -> list[dict]:
+    rows = table.to_pylist()
+    return rows if ordered else sorted(rows, key=lambda row: json.dumps(row, default=str, sort_keys=True))
 
 
 def part_files(path: Path) -> list[Path]:
@@ -57,6 +71,7 @@ def manifest_without_run_keys(path: Path) -> dict:
 def differences(expected_dir: Path, actual_dir: Path, names: list[str]) -> list[str]:
     """Every way the outputs `names` in actual_dir differ from expected_dir (empty when all agree)."""
     problems = []
+    unordered = unordered_outputs()
     for name in names:
         expected, actual = expected_dir / name, actual_dir / name
         if not actual.exists():
@@ -68,7 +83,7 @@ def differences(expected_dir: Path, actual_dir: Path, names: list[str]) -> list[
             left, right = parquet_table(expected), parquet_table(actual)
             if columns(left) != columns(right):
                 problems.append(f"{name}: columns {columns(right)} != {columns(left)}")
-            elif left.to_pylist() != right.to_pylist():
+            elif _rows(left, name not in unordered) != _rows(right, name not in unordered):
                 problems.append(f"{name}: rows differ")
         elif name.endswith(".csv"):
             if csv_bytes(actual) != csv_bytes(expected):

@@ -131,8 +131,10 @@ def test_both_input_modes_give_the_same_documents_and_outputs(runs):
         "deduped_documents.parquet",
         "cluster_inspection.csv",
     ]:
-        a = duckdb.sql(f"select * from '{results['files']['out'] / name}'").fetchall()
-        assert a == duckdb.sql(f"select * from '{results['ranges']['out'] / name}'").fetchall(), name
+        # the release keeps each input's record order (the two modes list the files differently)
+        order = " order by all" if name == "deduped_documents.parquet" else ""
+        a = duckdb.sql(f"select * from '{results['files']['out'] / name}'{order}").fetchall()
+        assert a == duckdb.sql(f"select * from '{results['ranges']['out'] / name}'{order}").fetchall(), name
     manifests = [json.loads((results[m]["out"] / "manifest.json").read_text()) for m in ("files", "ranges")]
     assert [m["source"]["classification"] for m in manifests] == ["warc_paths", "warc_ranges_path"]
     assert manifests[0]["source"]["input_files"] == ["crawl-a.warc.gz", "crawl-c.warc", "crawl-b.warc.gz"]
