@@ -158,7 +158,8 @@
   largest spill.  Here the lookup's narrow rows are sorted into the table's rowid order and laid beside
   its rows by a POSITIONAL JOIN, which reads the table once, in order, on one thread: an export keeps that
   order and is byte-identical on a rerun.  Rows that do not line up (a key without its lookup row, or a
-  key with two) stop the query, naming the first key where they part.  Spark: an inner join (exports sort by their key).
+  key with two) stop the query, naming the first key where they part.  Spark: an inner join (exports
+  sort by their key).
 -#}
 {% macro select_in_stored_order(select_list, table, lookup, key, keep) %}
     {{- return(adapter.dispatch("select_in_stored_order", "web_text_dedup")(
