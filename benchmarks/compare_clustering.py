@@ -68,7 +68,7 @@ def run_mode(mode: str, corpus: Path, work: Path) -> dict:
         raise SystemExit(f"dbt build ({mode}) failed:\n{result.stdout[-4000:]}")
     con = duckdb.connect(str(db_path), read_only=True)
     try:
-        threshold = con.sql("select threshold from int_run_settings").fetchall()[0][0]
+        threshold = con.sql("select threshold from main_internal.int_run_settings").fetchall()[0][0]
         sizes = Counter(
             dict(con.sql("select representative_doc_id, count(*) from clusters group by 1").fetchall())
         )

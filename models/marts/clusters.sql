@@ -3,9 +3,9 @@
   recently crawled document, then the one with more tokens, then the smallest doc_id.
 
   var clustering: `components` (the default, the spec): a cluster is a connected component of the
-  accepted duplicate edges (int_components).  `strict`: each component is split greedily in
-  representative order (macros/algorithm/strict_clusters.sql) so that every member's exact Jaccard to its
-  representative is at or above the threshold.
+  accepted duplicate edges (int_components).  `strict`: each component is split greedily
+  (macros/algorithm/strict_clusters.sql) so that every member's exact Jaccard to its representative is at
+  or above the threshold, and that representative is the page the rule kept for the cluster.
 
   The cluster is named after its first crawled member (then the smallest doc_id), so its id stays the
   same when later crawls add members: it changes only when clusters merge (the merged cluster keeps the
@@ -30,7 +30,9 @@ components as (
 {% if strict -%}
 strict_assignments as (
 
-    {{ strict_clusters(ref("int_components"), ref("int_shingle_sets"), dedup_settings().threshold) }}
+    {{ strict_clusters(
+        ref("int_components"), ref("int_shingle_sets"), ref("duplicate_pairs"), dedup_settings().threshold
+    ) }}
 
 ),
 
@@ -60,7 +62,10 @@ ranked as (
         cluster_key,
         doc_id,
         count(*) over (partition by cluster_key) as cluster_size,
-        row_number() over (partition by cluster_key order by component_rank asc) as representative_rank,
+        row_number() over (
+            partition by cluster_key
+            order by {% if strict %}doc_id = cluster_key desc, {% endif %}component_rank asc
+        ) as representative_rank,
         row_number() over (partition by cluster_key order by crawled_at asc, doc_id asc) as first_crawled_rank
     from keyed
 

@@ -131,13 +131,23 @@ def representative_order(table: pa.Table, tokens: dict[str, int]) -> dict[str, t
 
 
 def kept_for(table: pa.Table, edges, *, strict: bool, threshold: float = THRESHOLD) -> dict[str, str]:
-    """doc_id -> the representative kept for it, by the components rule or the strict greedy rule."""
+    """doc_id -> the representative kept for it, by the components rule or the strict greedy rule: the
+    first unplaced page in representative order if all unplaced pages are within the threshold of it,
+    else the unplaced page with the most edges to unplaced pages (ties: representative order)."""
     doc_ids = table["doc_id"].to_pylist()
     sets = shingle_sets(table)
     order = representative_order(table, token_counts(table))
+    neighbours = defaultdict(set)
+    for a, b in edges:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
     members = defaultdict(list)
     for doc, component in components(doc_ids, edges).items():
         members[component].append(doc)
+
+    def similar(doc: str, rep: str) -> bool:
+        return doc == rep or jaccard(sets, doc, rep) >= threshold
+
     kept = {}
     for docs in members.values():
         remaining = sorted(docs, key=order.__getitem__)
@@ -146,7 +156,10 @@ def kept_for(table: pa.Table, edges, *, strict: bool, threshold: float = THRESHO
             continue
         while remaining:
             rep = remaining[0]
-            placed = [d for d in remaining if d == rep or jaccard(sets, d, rep) >= threshold]
+            if not all(similar(d, rep) for d in remaining):
+                unplaced = set(remaining)
+                rep = min(remaining, key=lambda d: (-len(neighbours[d] & unplaced), order[d]))
+            placed = [d for d in remaining if similar(d, rep)]
             kept.update({d: rep for d in placed})
             remaining = [d for d in remaining if d not in placed]
     return kept
