@@ -30,25 +30,6 @@ from benchmarks.generate_corpus import generate  # noqa: E402
 from tests.python.helpers import quality_corpora as qc  # noqa: E402
 
 
-def pairs(sizes) -> int:
-    return sum(k * (k - 1) // 2 for k in sizes)
-
-
-def best_partition(docs: list[str], similar) -> int:
-    """The most co-clustered pairs of a strict partition of one component (exhaustive)."""
-    best = 0
-    for mask in range(1, 2 ** len(docs)):
-        kept = [d for i, d in enumerate(docs) if mask >> i & 1]
-        choices = [[k for k in kept if similar(d, k)] for d in docs if d not in kept]
-        if all(choices):
-            for assignment in itertools.product(*choices):
-                sizes = defaultdict(int, dict.fromkeys(kept, 1))
-                for k in assignment:
-                    sizes[k] += 1
-                best = max(best, pairs(sizes.values()))
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--chains", type=int, default=20)
@@ -97,7 +78,7 @@ def main() -> None:
     large = [docs for docs in members.values() if len(docs) > args.max_exhaustive]
     if not large:
         rows["strict, best partition (exhaustive)"] = sum(
-            best_partition(sorted(docs), similar) for docs in members.values()
+            qc.best_strict_partition(sorted(docs), similar) for docs in members.values()
         )
     print(f"{args.chains} chains of {args.length} pages: {len(edges)} pairs at or above the threshold")
     print(f"{'components (the spec)':<64} {components:>6} co-clustered pairs")

@@ -4,6 +4,7 @@ the per-source guardrail): plain Python over the spec's reference functions, no 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import random
 from collections import defaultdict, deque
 
@@ -178,6 +179,22 @@ def shortest_hops(edges, source: str) -> dict[str, int]:
                 hops[other] = hops[node] + 1
                 queue.append(other)
     return hops
+
+
+def best_strict_partition(docs: list[str], similar) -> int:
+    """The most co-clustered pairs any strict partition of one component can keep (exhaustive: every
+    set of kept pages, and for each other page every kept page it is similar to)."""
+    best = 0
+    for mask in range(1, 2 ** len(docs)):
+        kept = [d for i, d in enumerate(docs) if mask >> i & 1]
+        choices = [[k for k in kept if similar(d, k)] for d in docs if d not in kept]
+        if all(choices):
+            for assignment in itertools.product(*choices):
+                sizes = dict.fromkeys(kept, 1)
+                for k in assignment:
+                    sizes[k] += 1
+                best = max(best, sum(n * (n - 1) // 2 for n in sizes.values()))
+    return best
 
 
 def co_clustered_pairs(kept: dict[str, str]) -> set[tuple[str, str]]:

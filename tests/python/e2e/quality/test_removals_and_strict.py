@@ -126,6 +126,25 @@ def test_strict_keeps_co_clustered_pair_recall_within_two_percent(corpus):
     assert recall >= 0.98
 
 
+def test_strict_keeps_the_most_co_clustered_pairs_any_strict_partition_keeps_on_chains(corpus):
+    """On the explicit chains (about J 0.8 to a neighbour, below 0.7 two or three steps away) strict
+    keeps, per chain, as many co-clustered pairs as the best strict partition (exhaustive search)."""
+    table, runs = corpus
+    sets = qc.shingle_sets(table)
+    kept = {doc: rep for doc, rep, _ in runs["strict"]["clusters"]}
+    chains = {}
+    for doc in table["doc_id"].to_pylist():
+        if doc.startswith("chain"):
+            chains.setdefault(doc.split("-")[0], []).append(doc)
+    assert len(chains) == 6
+    split = 0
+    for docs in chains.values():
+        split += len({kept[d] for d in docs}) > 1
+        best = qc.best_strict_partition(docs, lambda a, b: qc.jaccard(sets, a, b) >= qc.THRESHOLD)
+        assert len(qc.co_clustered_pairs({d: kept[d] for d in docs})) == best
+    assert split >= 4  # chains strict has to split (5 of the 6 with this seed)
+
+
 def test_guardrail_warns_on_the_source_losing_96_percent_and_not_90(corpus):
     table, runs = corpus
     run = runs["components"]
