@@ -242,6 +242,16 @@ def dbt_executable() -> str:
     return found
 
 
+def clear_build(work: Path) -> None:
+    """Remove an earlier build in ``work``: database, outputs and the published copy (an earlier run's
+    would count in the disk figures of one without publishing)."""
+    database = work / "bench.duckdb"
+    for stale in (database, Path(f"{database}.wal")):
+        stale.unlink(missing_ok=True)
+    for folder in (work / "output", work / "published"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def run_dbt(
     corpus: Path | None,
     work: Path,
@@ -259,13 +269,9 @@ def run_dbt(
     ``fresh``: start from an empty database and output folder (else an incremental build on top)."""
     database, target, output = work / "bench.duckdb", work / "target", work / "output"
     work.mkdir(parents=True, exist_ok=True)
-    stale_files = (database, Path(f"{database}.wal"), target / "run_results.json") if fresh else ()
-    for stale in (*stale_files, target / "run_results.json"):
-        stale.unlink(missing_ok=True)
+    (target / "run_results.json").unlink(missing_ok=True)
     if fresh:
-        # the published copy too: an earlier run's would count in the disk figures of one without publishing
-        for folder in (output, work / "published"):
-            shutil.rmtree(folder, ignore_errors=True)
+        clear_build(work)
     dbt_vars = {"output_dir": str(output), "fingerprint_workers": threads}
     if corpus is not None:
         dbt_vars["documents_path"] = str(corpus)

@@ -129,6 +129,7 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
     corpus = rb.ensure_corpus(work, docs, args.seed, 0, workers=max(1, args.threads))
     corpus_path = Path(corpus["path"])
     print(f"[{docs:,}] dbt build ...", file=sys.stderr, flush=True)
+    rb.clear_build(work)  # before sampling: an earlier build's files are not this one's disk
     with DiskSampler(work, int(args.min_free_gb * 1e9)) as sampler:
         dbt = rb.run_dbt(
             corpus_path,
