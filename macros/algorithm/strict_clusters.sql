@@ -10,7 +10,7 @@
       whole, with the representative `components` gives it);
     * otherwise the unplaced member with the most accepted edges to other unplaced members, ties broken
       by the representative order (the centre of the largest star, as in star clustering: on chains it
-      keeps about twice the co-clustered pairs of taking the newest page, benchmarks/strict_bound.py);
+      keeps nearly twice the co-clustered pairs of taking the newest page, benchmarks/strict_bound.py);
   and every unplaced member whose exact Jaccard to it is at or above the threshold is placed with it.  So
   no member is ever removed in favour of a page it is not similar to.  Exact Jaccard is that of the
   members' shingle-set group anchors (`shingle_sets`: int_shingle_sets), scored by exact_jaccard whether
@@ -32,8 +32,7 @@
     {%- set more_pairs_table = _scratch_relation("strict_more_pairs") -%}
     {%- set more_scores_table = _scratch_relation("strict_more_scores") -%}
     {%- set open_members = "(select * from " ~ state_table ~ " where kept_doc_id is null)" -%}
-    {%- set joins_pick = "least(s.group_anchor_doc_id, p.pick_anchor_doc_id) = j.low_doc_id"
-        ~ " and greatest(s.group_anchor_doc_id, p.pick_anchor_doc_id) = j.high_doc_id" -%}
+    {%- set joins_pick = _strict_pick_pair_is("j") -%}
     {%- if execute -%}
         {%- set max_rounds = var("graph_max_rounds") | int -%}
         {%- do _replace_scratch_table(state_table,
@@ -117,11 +116,16 @@
         greatest(s.group_anchor_doc_id, p.pick_anchor_doc_id) as high_doc_id
     from {{ open_members }} as s inner join {{ picks }} as p on s.component_id = p.component_id
     {%- if scored is not none %}
-    left join {{ scored }} as j
-        on least(s.group_anchor_doc_id, p.pick_anchor_doc_id) = j.low_doc_id
-        and greatest(s.group_anchor_doc_id, p.pick_anchor_doc_id) = j.high_doc_id
+    left join {{ scored }} as j on {{ _strict_pick_pair_is("j") }}
     where j.low_doc_id is null
     {%- endif %}
+{%- endmacro %}
+
+
+{#- The join condition: row `scores` of a scores table holds the pair of member s and pick p. -#}
+{% macro _strict_pick_pair_is(scores) -%}
+    least(s.group_anchor_doc_id, p.pick_anchor_doc_id) = {{ scores }}.low_doc_id
+    and greatest(s.group_anchor_doc_id, p.pick_anchor_doc_id) = {{ scores }}.high_doc_id
 {%- endmacro %}
 
 
