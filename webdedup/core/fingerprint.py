@@ -184,9 +184,10 @@ def normalize_text(value: str | None) -> str:
     return " ".join(value.translate(_CHAR_TABLE).split())
 
 
-def normalize_batch(bodies: pa.Array) -> pa.Array:
-    """Normalize an Arrow string array (large_string result); nulls become empty strings."""
-    return normalize_array(bodies)
+def normalize_batch(bodies: pa.Array, *, tokens_only: bool = False) -> pa.Array:
+    """Normalize an Arrow string array (large_string result); nulls become empty strings.  With
+    ``tokens_only`` the texts may keep extra spaces (the same tokens; ``normalize_array``)."""
+    return normalize_array(bodies, tokens_only=tokens_only)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -270,7 +271,7 @@ def _list_array(values: np.ndarray, counts: np.ndarray, value_type: pa.DataType)
 def fingerprint_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.RecordBatch:
     """Fingerprint a batch with columns doc_id and body; returns a batch of FINGERPRINT_SCHEMA."""
     doc_ids = batch.column("doc_id").cast(pa.string())
-    shingled = shingle_batch(normalize_batch(batch.column("body")), params.shingle_size)
+    shingled = shingle_batch(normalize_batch(batch.column("body"), tokens_only=True), params.shingle_size)
     signature = minhash(shingled, params)
     keys = band_keys(signature, params.rows_per_band)
     n_docs = len(doc_ids)
@@ -293,7 +294,7 @@ def shingle_set_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.Re
     The same normalization and shingle hashes as ``fingerprint_batch`` (``shingle_batch``), so the sets
     are exactly those the signatures were computed from.
     """
-    shingled = shingle_batch(normalize_batch(batch.column("body")), params.shingle_size)
+    shingled = shingle_batch(normalize_batch(batch.column("body"), tokens_only=True), params.shingle_size)
     return pa.RecordBatch.from_arrays(
         [
             batch.column("doc_id").cast(pa.string()),
@@ -324,5 +325,5 @@ def shared_shingle_counts(left, right) -> pa.Array:
 def shingle_set(body: str | None, shingle_size: int) -> list[int]:
     """One document's shingle set (sorted distinct shingle hashes as signed int64), exactly as
     int_shingle_sets stores it; a null body has none."""
-    shingled = shingle_batch(normalize_batch(pa.array([body], pa.string())), shingle_size)
+    shingled = shingle_batch(normalize_batch(pa.array([body], pa.string()), tokens_only=True), shingle_size)
     return shingled.sorted_hashes().view(np.int64).tolist()

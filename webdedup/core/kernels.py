@@ -30,6 +30,25 @@ _FNV_PRIME = U64(0x100000001B3)
 _SPACE = 32
 
 
+@njit(cache=True, nogil=True)
+def map_ascii(data):
+    """``data`` (UTF-8 bytes) with every ASCII byte mapped as ``map_char`` maps it (letters lowercased,
+    digits kept, everything else a space) and other bytes unchanged, plus 4 zero bytes of slack (the
+    decoding of the last character reads past its end)."""
+    n = len(data)
+    out = np.empty(n + 4, dtype=np.uint8)
+    for i in range(n):
+        c = data[i]
+        if c < 0x80:
+            if 0x41 <= c <= 0x5A:
+                c += 0x20
+            elif not (0x61 <= c <= 0x7A or 0x30 <= c <= 0x39):
+                c = _SPACE
+        out[i] = c
+    out[n:] = 0
+    return out
+
+
 @njit(cache=True, nogil=True, inline="always")
 def fmix64(h):
     """murmur3's 64-bit finalizer (a bijection) of one uint64."""
@@ -149,15 +168,16 @@ def token_hashes(data, offsets):
     """The blake2b hash of every token of a batch of normalized texts, and the token count per text.
 
     ``data`` is the UTF-8 bytes (uint8) and ``offsets`` (int64, n_docs + 1) the text bounds, as in an
-    Arrow string array; tokens are the maximal runs of bytes other than a space (normalized text has
-    single spaces and no space at either end, so these are exactly ``text.split(" ")``).  blake2b runs
+    Arrow string array; tokens are the maximal runs of bytes other than a space (for normalized text,
+    which has single spaces and no space at either end, exactly ``text.split(" ")``).  blake2b runs
     once per distinct token of the batch: tokens are looked up in an open-addressing table whose rows
     hold a key and the first 16 bytes (one cache line per probe; longer tokens compare the rest), kept
     at most half full.
     """
     n_docs = len(offsets) - 1
     token_counts = np.zeros(n_docs, dtype=np.int64)
-    token_hash = np.empty((offsets[n_docs] - offsets[0]) // 2 + 1, dtype=U64)
+    # a token is at least one byte and tokens are separated: at most (bytes + 1) // 2 per document
+    token_hash = np.empty((offsets[n_docs] - offsets[0] + n_docs) // 2 + 1, dtype=U64)
     table = np.zeros((1 << 14, 4), dtype=U64)  # a row whose last word is 0 is empty (ids start at 1)
     distinct_hash = np.zeros(len(table) // 2 + 1, dtype=U64)
     distinct_start = np.zeros(len(table) // 2 + 1, dtype=np.int64)

@@ -29,7 +29,7 @@ Final sigma
     characters send their document to ``reference.normalize_text``.
 
 Method (numpy over the Arrow buffers)
-    1. ASCII bytes are mapped with Arrow's ``ascii_lower`` and numpy byte arithmetic.
+    1. ASCII bytes are mapped in one pass (``kernels.map_ascii``).
     2. Non-ASCII characters are found by their UTF-8 lead bytes and decoded with numpy; a global table,
        filled lazily (under a lock) from ``map_char`` for code points never seen before, gives for each
        code point an in-place replacement of exactly its own UTF-8 length: the output bytes, padded with
@@ -49,7 +49,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from webdedup.core import reference
+from webdedup.core import kernels, reference
 from webdedup.core.charmap import (
     CAPITAL_SIGMA,
     CASED,
@@ -94,24 +94,10 @@ def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 def _map_ascii(data: np.ndarray) -> np.ndarray:
     """A writable copy of ``data`` with ASCII bytes mapped (others unchanged), plus 4 zero bytes of slack.
 
-    For ASCII, ``map_char`` lowercases letters, keeps digits and turns everything else into a space.
+    For ASCII, ``map_char`` lowercases letters, keeps digits and turns everything else into a space
+    (``kernels.map_ascii``, one pass).
     """
-    n = len(data)
-    out = np.zeros(n + 4, dtype=np.uint8)
-    if n == 0:
-        return out
-    whole = pa.LargeStringArray.from_buffers(1, pa.py_buffer(np.array([0, n], np.int64)), pa.py_buffer(data))
-    lower = np.frombuffer(pc.ascii_lower(whole).buffers()[2], dtype=np.uint8)[:n]
-    tmp = out[:n]
-    np.subtract(lower, U8(48), out=tmp)
-    word = tmp < U8(10)
-    np.subtract(lower, U8(97), out=tmp)
-    word |= tmp < U8(26)
-    word |= lower >= U8(0x80)
-    np.subtract(lower, U8(SPACE), out=tmp)
-    tmp *= word
-    tmp += U8(SPACE)
-    return out
+    return kernels.map_ascii(data)
 
 
 def _rows(buf: np.ndarray, width: int) -> np.ndarray:
@@ -330,8 +316,14 @@ def _as_string_array(bodies: pa.Array | pa.ChunkedArray) -> pa.Array:
     return bodies
 
 
-def normalize_array(bodies: pa.Array | pa.ChunkedArray) -> pa.LargeStringArray:
-    """``[reference.normalize_text(x) for x in bodies]`` (nulls -> "") as a large_string array."""
+def normalize_array(bodies: pa.Array | pa.ChunkedArray, *, tokens_only: bool = False) -> pa.LargeStringArray:
+    """``[reference.normalize_text(x) for x in bodies]`` (nulls -> "") as a large_string array.
+
+    ``tokens_only``: the caller only splits the texts on spaces (shingling), so when no character of the
+    batch deletes, adds or rewrites bytes by context (plain ASCII, and most text without accents), the
+    mapped text is returned before step 3: runs of spaces and spaces at either end left as they are,
+    which gives exactly the normalized text's tokens, ``text.split(" ")`` without the empty strings.
+    """
     arr = _as_string_array(bodies)
     offsets, data = _buffers(arr)
     n = len(data)
@@ -356,6 +348,8 @@ def normalize_array(bodies: pa.Array | pa.ChunkedArray) -> pa.LargeStringArray:
             for j in range(size):
                 mapped[j:][positions] = TABLE.inplace[j][cp]
     if not all_flags & (EXPANDS | SIGMA | NEEDS_REFERENCE):
+        if tokens_only and not all_flags & DELETES:
+            return _to_arrow(pa.py_buffer(mapped[:n]), offsets)
         return _to_arrow(*_collapse(mapped[:n], offsets, deletions=bool(all_flags & DELETES)))
 
     positions, flags = np.concatenate(special_pos), np.concatenate(special_flags)

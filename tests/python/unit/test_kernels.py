@@ -2,7 +2,10 @@
 computing the hash family documented in webdedup.core.fingerprint, one document at a time."""
 
 import hashlib
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -88,6 +91,43 @@ def test_fingerprints_equal_plain_python(texts, shingle_size):
         assert shingle_set["shingle_set"] == [
             v - 2**64 if v >= 2**63 else v for v in sorted(expected["shingles"])
         ]
+
+
+ascii_texts = st.text(alphabet="ab Z9 ,.!_\t\n-", max_size=120)
+
+
+@given(st.lists(ascii_texts, min_size=1, max_size=8), st.integers(1, 6))
+@settings(max_examples=200, deadline=None)
+def test_fingerprints_of_unnormalized_ascii_equal_plain_python(texts, shingle_size):
+    """Runs of punctuation and spaces, and text starting or ending with them: plain ASCII batches are
+    shingled from the mapped text before its spaces are collapsed (normalize_array's tokens_only)."""
+    params = fp.FingerprintParams.spec(shingle_size=shingle_size, num_hashes=16, rows_per_band=4, seed=5)
+    prints, sets = kernel_fingerprints(texts, params)
+    for text, printed, shingle_set in zip(texts, prints, sets, strict=True):
+        expected = python_fingerprint(text, params)
+        assert printed["token_count"] == expected["tokens"]
+        assert printed["signature"] == expected["signature"]
+        assert printed["shingle_set_key"] == expected["key"]
+        assert len(shingle_set["shingle_set"]) == len(expected["shingles"])
+
+
+def test_token_buffer_holds_a_batch_of_one_letter_documents(tmp_path):
+    """A batch of many one-byte documents has more tokens than half its bytes: the kernels, compiled
+    with bounds checks in a fresh process, must stay inside their arrays (and agree with Python)."""
+    script = (
+        "import numpy as np\n"
+        "from webdedup.core import kernels\n"
+        "data = np.frombuffer(b'ab c' * 500, dtype=np.uint8)\n"
+        "hashes, counts = kernels.token_hashes(data, np.arange(0, len(data) + 1, dtype=np.int64))\n"
+        "assert len(hashes) == 1500 and counts.sum() == 1500, (len(hashes), counts.sum())\n"
+        "spaced = np.frombuffer(b'  a  bb ' * 300, dtype=np.uint8)\n"
+        "hashes, counts = kernels.token_hashes(spaced, np.array([0, len(spaced)], dtype=np.int64))\n"
+        "assert len(hashes) == 600 and list(counts) == [600]\n"
+    )
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_many_distinct_tokens_and_long_shared_prefixes():
