@@ -100,8 +100,10 @@ def test_scores_and_clusters_equal_the_brute_force(hostile_run):
     ]
     expected = qc.kept_for(table, edges, strict=False)
     assert clusters == expected
-    assert released == len(set(expected.values())) == table.num_rows - len(
-        [d for d, kept in expected.items() if d != kept]
+    assert (
+        released
+        == len(set(expected.values()))
+        == table.num_rows - len([d for d, kept in expected.items() if d != kept])
     )
     # the planted pairs are there: letters by case, the 2 MB tokens, the repeated word, each script
     assert expected["letter-001"] == expected["letter-027"]
