@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DBT = str(Path(sys.executable).with_name("dbt"))
 
@@ -22,6 +24,14 @@ def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, che
     )
     command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
     return run_command(command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt {' '.join(args)}")
+
+
+def build_table(work: Path, table, **dbt_vars):
+    """`dbt build` on ``table`` as the input: written to work/docs.parquet, database work/db.duckdb,
+    outputs in work/out, plus ``dbt_vars``."""
+    pq.write_table(table, work / "docs.parquet")
+    documents = {"documents_path": str(work / "docs.parquet"), "output_dir": str(work / "out")}
+    return run_dbt(["build"], db_path=work / "db.duckdb", dbt_vars={**documents, **dbt_vars})
 
 
 def run_command(command: list[str], *, env: dict, dbt_vars: dict | None, check: bool, label: str):

@@ -4,11 +4,10 @@ import itertools
 from collections import defaultdict
 
 import duckdb
-import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.generate_corpus import generate
-from tests.python.helpers.dbt_runner import run_dbt
+from tests.python.helpers.dbt_runner import build_table
 from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
@@ -18,16 +17,7 @@ pytestmark = pytest.mark.dbt
 def audited(tmp_path_factory):
     work = tmp_path_factory.mktemp("audit")
     table = generate(1200, seed=3, near_threshold_share=0.15, hot_bucket=30)
-    pq.write_table(table, work / "docs.parquet")
-    run_dbt(
-        ["build"],
-        db_path=work / "db.duckdb",
-        dbt_vars={
-            "documents_path": str(work / "docs.parquet"),
-            "output_dir": str(work / "out"),
-            "audit": True,
-        },
-    )
+    build_table(work, table, audit=True)
     return work, table
 
 

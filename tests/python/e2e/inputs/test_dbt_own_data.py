@@ -3,11 +3,10 @@
 import itertools
 
 import duckdb
-import pyarrow.parquet as pq
 import pytest
 
 from tests.python.helpers.corpora import multilingual_corpus
-from tests.python.helpers.dbt_runner import run_dbt
+from tests.python.helpers.dbt_runner import build_table, run_dbt
 from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
@@ -17,17 +16,8 @@ pytestmark = pytest.mark.dbt
 def parquet_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("own_parquet")
     table = multilingual_corpus()
-    pq.write_table(table, work / "docs.parquet")
-    run_dbt(
-        ["build"],
-        db_path=work / "db.duckdb",
-        # small batches: several batches through the worker processes, which must keep doc_id order
-        dbt_vars={
-            "documents_path": str(work / "docs.parquet"),
-            "output_dir": str(work / "out"),
-            "batch_size": 16,
-        },
-    )
+    # small batches: several batches through the worker processes, which must keep doc_id order
+    build_table(work, table, batch_size=16)
     return work, table
 
 

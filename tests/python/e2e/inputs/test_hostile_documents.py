@@ -12,11 +12,10 @@ import random
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from tests.python.helpers import quality_corpora as qc
-from tests.python.helpers.dbt_runner import run_dbt
+from tests.python.helpers.dbt_runner import build_table
 from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
@@ -67,17 +66,7 @@ def hostile_run(tmp_path_factory):
             for i, (doc_id, body) in enumerate(bodies.items())
         ]
     )
-    pq.write_table(table, work / "docs.parquet")
-    run_dbt(
-        ["build"],
-        db_path=work / "db.duckdb",
-        dbt_vars={
-            "documents_path": str(work / "docs.parquet"),
-            "output_dir": str(work / "out"),
-            "batch_size": 16,
-            "preset": "recall",
-        },
-    )
+    build_table(work, table, batch_size=16, preset="recall")
     return work, table
 
 
