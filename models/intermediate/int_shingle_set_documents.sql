@@ -16,12 +16,6 @@ documents as (
 
 ),
 
-fingerprints as (
-
-    select * from {{ ref("int_fingerprints") }}
-
-),
-
 groups as (
 
     select * from {{ ref("int_shingle_set_groups") }}
@@ -51,10 +45,9 @@ final as (
     select
         documents.doc_id,
         documents.body,
-        fingerprints.body_hash
+        documents.body_hash
     from documents
     inner join needed on documents.doc_id = needed.doc_id
-    inner join fingerprints on documents.doc_id = fingerprints.doc_id
 
 )
 
