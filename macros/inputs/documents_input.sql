@@ -88,83 +88,74 @@
 {% endmacro %}
 
 
+{#-
+  documents_path on DuckDB: the files it names (webdedup_documents_files: a file, a folder or a glob; kinds
+  by suffix in any case; a folder holding files of another kind, or CSV and Parquet, is refused, naming
+  them) read as one union by column name.  Each file is checked before any work: what DuckDB would read
+  wrongly (webdedup_input_file_problem: an empty CSV, two columns of one name, CSV rows that do not split
+  like the header) and, when several files are read, the input contract per file, so a file without a
+  required column stops the build (named) instead of contributing nulls.  A Parquet file without rows
+  is not checked for types (pandas writes an empty frame's columns as null).  .csv files are read as
+  RFC 4180, fields quoted with double quotes only (DuckDB's sniffer would otherwise take a quote character
+  from the data, and strip the apostrophes around a title such as 'Intro').
+-#}
 {% macro duckdb__read_documents_files(path) %}
-    {%- set lowered = path | lower -%}
-    {%- set is_csv = lowered.endswith(".csv") or lowered.endswith(".csv.gz") or lowered.endswith(".tsv") -%}
-    {%- set is_parquet = lowered.endswith(".parquet") or lowered.endswith(".pq") -%}
-    {%- set pattern = path -%}
-    {%- if not (is_csv or is_parquet) -%}
-        {#- a folder: take its Parquet files if it has any, else its CSV files -#}
-        {%- set folder = path.rstrip("/") -%}
-        {%- set parquet_pattern = folder ~ "/**/*.parquet" -%}
-        {%- set csv_pattern = folder ~ "/**/*.csv" -%}
-        {%- set is_parquet = true -%}
-        {%- set pattern = parquet_pattern -%}
-        {%- if execute -%}
-            {%- set found = run_query(
-                "select count(*) from glob(" ~ sql_string(parquet_pattern) ~ ")").columns[0].values()[0] -%}
-            {%- set found_csv = run_query(
-                "select count(*) from glob(" ~ sql_string(csv_pattern) ~ ")").columns[0].values()[0] -%}
-            {%- if found == 0 and found_csv == 0 -%}
-                {{ exceptions.raise_compiler_error(
-                    "documents_path '" ~ path ~ "' is not a .csv or .parquet file and no CSV or Parquet"
-                    ~ " files were found under it") }}
-            {%- elif found > 0 and found_csv > 0 -%}
-                {#- never drop one kind silently: the user names the files wanted with a glob -#}
-                {{ exceptions.raise_compiler_error(
-                    "documents_path '" ~ path ~ "' holds both Parquet (" ~ found ~ ") and CSV (" ~ found_csv
-                    ~ ") files: name the ones to read with a glob such as '" ~ parquet_pattern ~ "'") }}
-            {%- elif found == 0 -%}
-                {%- set is_parquet = false -%}
-                {%- set pattern = csv_pattern -%}
-            {%- endif -%}
+    {%- set csv_options = "header = true, all_varchar = true, union_by_name = true, strict_mode = true" -%}
+    {%- set rfc_4180 = ", quote = '\"', escape = '\"'" -%}
+    {%- if not execute -%}
+        {%- if (path | lower).endswith(".parquet") or (path | lower).endswith(".pq") -%}
+            {{ return("read_parquet(" ~ sql_string(path) ~ ", union_by_name = true)") }}
         {%- endif -%}
+        {{ return("read_csv(" ~ sql_string(path) ~ ", " ~ csv_options ~ ")") }}
     {%- endif -%}
-    {%- if is_parquet -%}
+    {%- set label = "documents_path '" ~ path ~ "'" -%}
+    {%- set listed = fromjson(run_query("select webdedup_documents_files(" ~ sql_string(path) ~ ")")
+        .columns[0].values()[0]) -%}
+    {%- if listed.problem -%}{{ exceptions.raise_compiler_error(listed.problem) }}{%- endif -%}
+    {%- set several = listed.files | length > 1 -%}
+    {%- set read_paths = [] -%}
+    {%- if listed.kind == "parquet" -%}
+        {%- for file in listed.files -%}{%- do read_paths.append(sql_string(file)) -%}{%- endfor -%}
         {%- set reader = "read_parquet({}, union_by_name = true)" -%}
     {%- else -%}
-        {%- set reader = "read_csv({}, header = true, all_varchar = true, union_by_name = true, strict_mode = true)" -%}
-    {%- endif -%}
-    {%- if not execute -%}{{ return(reader.format(sql_string(pattern))) }}{%- endif -%}
-    {%- set files = run_query("select file from glob(" ~ sql_string(pattern) ~ ") order by file").columns[0].values() -%}
-    {%- if files | length == 0 -%}
-        {#- DuckDB's own error names the pattern -#}
-        {{ return(reader.format(sql_string(pattern))) }}
-    {%- endif -%}
-    {%- if not is_parquet -%}
         {#- each CSV file is scanned once: its largest row sets max_line_size, and bytes that are not
             UTF-8 are named or replaced (webdedup/inputs/csv_files.py) -#}
-        {%- set read_paths = [] -%}
         {%- set line_size = {"max": 0} -%}
         {%- set mode = invalid_utf8_mode() -%}
         {%- set work_dir = run_query("select path || '.inputs' from duckdb_databases() where database_name = "
             ~ sql_string(target.database)).columns[0].values()[0] -%}
-        {%- for file in files -%}
+        {%- for file in listed.files -%}
             {%- set profile = fromjson(run_query("select webdedup_csv_profile(" ~ sql_string(file) ~ ", "
                 ~ sql_string(mode) ~ ", " ~ sql_string(work_dir) ~ ")").columns[0].values()[0]) -%}
-            {%- do stop_on_invalid_utf8(path, file if files | length > 1 else none, profile) -%}
+            {%- do stop_on_invalid_utf8(path, file if several else none, profile) -%}
             {%- do read_paths.append(sql_string(profile.read_path)) -%}
             {%- do line_size.update({"max": [line_size.max, profile.max_line_size] | max}) -%}
         {%- endfor -%}
-        {%- set reader = "read_csv({}, header = true, all_varchar = true, union_by_name = true, strict_mode = true,"
-            ~ " max_line_size = " ~ line_size.max ~ ")" -%}
-        {%- set pattern_sql = "[" ~ (read_paths | join(", ")) ~ "]" -%}
-    {%- else -%}
-        {%- set pattern_sql = sql_string(pattern) -%}
-    {%- endif -%}
-    {#- several files are read as one union: check each file's columns and types, so that a file without a
-        required column stops the build (named) instead of contributing nulls -#}
-    {%- if files | length > 1 -%}
-        {%- for file in files -%}
-            {%- set one = reader.format(read_paths[loop.index0] if not is_parquet else sql_string(file)) -%}
-            {%- set described = [] -%}
-            {%- for row in run_query("describe select * from " ~ one).rows -%}
-                {%- do described.append((row[0], row[1])) -%}
-            {%- endfor -%}
-            {%- do check_input_contract("documents_path '" ~ path ~ "'", described, file) -%}
+        {#- .csv is RFC 4180 (fields quoted with " only); TSV is often written without quoting, so with a
+            .tsv file among them DuckDB's sniffer decides -#}
+        {%- set tsv = [] -%}
+        {%- for file in listed.files if (file | lower).endswith(".tsv") or (file | lower).endswith(".tsv.gz") -%}
+            {%- do tsv.append(file) -%}
         {%- endfor -%}
+        {%- set quoting = "" if tsv else rfc_4180 -%}
+        {%- set reader = "read_csv({}, " ~ csv_options ~ quoting ~ ", max_line_size = " ~ line_size.max ~ ")" -%}
     {%- endif -%}
-    {{ return(reader.format(pattern_sql)) }}
+    {%- for file in listed.files -%}
+        {%- set where = label ~ (": file '" ~ file ~ "'" if several else "") -%}
+        {%- set one = reader.format(read_paths[loop.index0]) -%}
+        {%- set described = [] -%}
+        {%- for row in run_query("describe select * from " ~ one).rows -%}
+            {%- do described.append((row[0], row[1])) -%}
+        {%- endfor -%}
+        {%- set problem = run_query("select webdedup_input_file_problem(" ~ sql_string(file) ~ ", "
+            ~ described | length ~ ")").columns[0].values()[0] -%}
+        {%- if problem -%}{{ exceptions.raise_compiler_error(where ~ " " ~ problem) }}{%- endif -%}
+        {%- if several and not (listed.kind == "parquet"
+                and run_query("select count(*) from " ~ one).columns[0].values()[0] == 0) -%}
+            {%- do check_input_contract(label, described, file) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(reader.format("[" ~ (read_paths | join(", ")) ~ "]")) }}
 {% endmacro %}
 
 {#- A CSV file's profile (webdedup_csv_profile) named rows that are not UTF-8: stop, naming them. -#}

@@ -115,6 +115,13 @@
             ~ (clashes | join(", ")) ~ "; rename or drop them in the input (reserved names: "
             ~ "docs/analysts.md#input-contract)") }}
     {%- endif -%}
+    {%- set engine_names = [] -%}
+    {%- for name in names if name | lower in engine_reserved_columns() -%}{%- do engine_names.append(name) -%}{%- endfor -%}
+    {%- if engine_names -%}
+        {{ exceptions.raise_compiler_error(
+            where ~ " has column(s) named like a column the " ~ target.type ~ " engine reserves: "
+            ~ (engine_names | join(", ")) ~ "; rename or drop them in the input") }}
+    {%- endif -%}
     {#- dbt quotes column names without escaping (its unit tests read stg_documents' columns) -#}
     {%- set unquotable = [] -%}
     {%- for name in names if '"' in name or "`" in name -%}{%- do unquotable.append(name) -%}{%- endfor -%}
@@ -135,6 +142,17 @@
 {% endmacro %}
 
 
+{#- Column names the engine gives a meaning of its own (DuckDB: rowid, the row id that the release's stored
+    order is read by, which an input column of that name would shadow). -#}
+{% macro engine_reserved_columns() %}
+    {{- return(adapter.dispatch("engine_reserved_columns", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro duckdb__engine_reserved_columns() %}{{ return(["rowid"]) }}{% endmacro %}
+
+{% macro spark__engine_reserved_columns() %}{{ return([]) }}{% endmacro %}
+
+
 {#- The contract's category of an engine type name. -#}
 {% macro type_category(type_name) %}
     {{- return(adapter.dispatch("type_category", "web_text_dedup")(type_name | string | trim | lower)) -}}
@@ -147,7 +165,7 @@
     {%- elif type_name in ("tinyint", "smallint", "integer", "bigint", "hugeint",
         "utinyint", "usmallint", "uinteger", "ubigint", "uhugeint") -%}{{ return("integer") }}
     {%- elif type_name == "date" -%}{{ return("date") }}
-    {%- elif type_name == "timestamp with time zone" -%}{{ return("timestamp_tz") }}
+    {%- elif type_name in ("timestamp with time zone", "timestamptz_ns") -%}{{ return("timestamp_tz") }}
     {%- elif type_name in ("timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns") -%}{{ return("timestamp") }}
     {%- elif type_name == '"null"' or type_name == "null" -%}{{ return("null") }}
     {%- endif -%}
@@ -220,14 +238,24 @@
     {{- return(adapter.dispatch("utc_timestamp", "web_text_dedup")(expression, category)) -}}
 {% endmacro %}
 
+{#- DuckDB: infinite values (date or timestamp 'infinity', '-infinity') are null; so is text that does not
+    start with a digit ('epoch', 'now', 'today', which DuckDB's cast reads as dates). -#}
 {% macro duckdb__utc_timestamp(expression, category) -%}
     {%- if category == "timestamp_tz" -%}
-        timezone('UTC', {{ expression }})
+        case
+            when isfinite(cast({{ expression }} as timestamptz))
+                then timezone('UTC', cast({{ expression }} as timestamptz))
+        end
     {%- elif category in ("date", "timestamp") -%}
-        cast({{ expression }} as timestamp)
+        case when isfinite(cast({{ expression }} as timestamp)) then cast({{ expression }} as timestamp) end
     {%- else -%}
         {#- text: with the session in UTC, text without a zone is read as UTC -#}
-        timezone('UTC', try_cast(cast({{ expression }} as varchar) as timestamptz))
+        case
+            when
+                regexp_matches(cast({{ expression }} as varchar), '^[0-9]')
+                and isfinite(try_cast(cast({{ expression }} as varchar) as timestamptz))
+                then timezone('UTC', try_cast(cast({{ expression }} as varchar) as timestamptz))
+        end
     {%- endif -%}
 {%- endmacro %}
 
@@ -247,4 +275,5 @@
         {{ log("required: " ~ name ~ " (" ~ (types | reject("equalto", "null") | join(", ")) ~ ")", info=True) }}
     {%- endfor -%}
     {{ log("reserved: " ~ (reserved_output_columns() | join(", ")), info=True) }}
+    {{ log("reserved by the " ~ target.type ~ " engine: " ~ (engine_reserved_columns() | join(", ") or "none"), info=True) }}
 {% endmacro %}

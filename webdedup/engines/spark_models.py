@@ -156,7 +156,7 @@ def manifest(
     row = build_manifest(
         settings_row=settings.first().asDict(),
         summary=summary.first().asDict(),
-        source_counts={str(r["source"]): r["count"] for r in documents.groupBy("source").count().collect()},
+        source_counts={r["source"]: r["count"] for r in documents.groupBy("source").count().collect()},
         outputs=outputs,
         engine="spark",
         fingerprints=f"{fingerprint_batch.__module__}.{fingerprint_batch.__qualname__}",

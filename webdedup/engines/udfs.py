@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from webdedup.core import fingerprint, ratios
-from webdedup.inputs import csv_files
+from webdedup.inputs import csv_files, input_files
 from webdedup.outputs import files, guards, numbers
 
 DUCKDB, SPARK = "duckdb", "spark"
@@ -203,6 +203,24 @@ UDFS = (
         "JSON about a CSV input file: DuckDB's max_line_size from its largest row, the rows holding bytes "
         "that are not UTF-8, or a repaired copy to read (var invalid_utf8).",
         side_effects=True,
+    ),
+    Udf(
+        "webdedup_documents_files",
+        input_files.documents_files_json,
+        (("path", "text"),),
+        "text",
+        frozenset({DUCKDB}),
+        "JSON: the kind (csv or parquet) and sorted files that documents_path names (a file, a folder or a "
+        "glob), or the one-line problem (files of another kind in a folder, CSV mixed with Parquet, none).",
+    ),
+    Udf(
+        "webdedup_input_file_problem",
+        input_files.input_file_problem,
+        (("path", "text"), ("columns_read", "bigint")),
+        "text",
+        frozenset({DUCKDB}),
+        "Empty, or what DuckDB would read wrongly in an input file: an empty CSV, two columns of one name, "
+        "CSV rows that do not split into the header's fields (columns_read: the columns DuckDB read).",
     ),
     Udf(
         "webdedup_decode_utf8_replace",

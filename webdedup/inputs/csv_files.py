@@ -38,7 +38,7 @@ def decode_utf8_replace(value: bytes | None) -> str | None:
     return None if value is None else bytes(value).decode("utf-8", "replace")
 
 
-def _open(path: str):
+def open_bytes(path: str):
     """The file's bytes, a gzip-compressed CSV (.csv.gz, as DuckDB reads it) decompressed."""
     return gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb")
 
@@ -54,7 +54,7 @@ def largest_row_bytes(path: str) -> tuple[int, bool]:
     row_start = 0  # absolute offset where the current row starts
     quotes_before = 0  # double quotes before the current chunk
     offset = 0
-    with _open(path) as handle:
+    with open_bytes(path) as handle:
         while chunk := handle.read(CHUNK_BYTES):
             if is_utf8:
                 try:
@@ -85,7 +85,7 @@ def rows_with_invalid_utf8(path: str) -> list[str]:
     Python's csv module, slower than DuckDB)."""
     csv.field_size_limit(sys.maxsize)
     named = []
-    with _open(path) as raw:
+    with open_bytes(path) as raw:
         text = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
         reader = csv.reader(text)
         header = next(reader, [])
@@ -106,7 +106,7 @@ def write_utf8_copy(path: str, target: str) -> str:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     os.makedirs(os.path.dirname(target), exist_ok=True)
     temporary = f"{target}.{os.getpid()}.tmp"
-    with _open(path) as source, open(temporary, "wb") as out:
+    with open_bytes(path) as source, open(temporary, "wb") as out:
         while chunk := source.read(CHUNK_BYTES):
             out.write(decoder.decode(chunk).encode("utf-8"))
         out.write(decoder.decode(b"", final=True).encode("utf-8"))

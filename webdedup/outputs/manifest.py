@@ -11,11 +11,12 @@ function and the dispatched macros that ran.
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import hashlib
 import os
 import platform
 from importlib import metadata
+
+from webdedup.inputs.input_files import list_documents_files
 
 #: The settings-row columns that name the input (reported under "source"), where outputs go (not reported:
 #: they are machine paths) and what ran (reported under "backends"); every other column is a setting.
@@ -52,15 +53,7 @@ def input_files(
         return sorted(found + ([warc_ranges_path] if warc_ranges_path else []))
     if not documents_path:
         return [seed_path]
-    if os.path.isdir(documents_path):
-        found = [
-            p
-            for ext in ("parquet", "csv")
-            for p in glob.glob(os.path.join(documents_path, "**", f"*.{ext}"), recursive=True)
-        ]
-    else:
-        found = glob.glob(documents_path, recursive=True)
-    return sorted(found)
+    return sorted(list_documents_files(documents_path).get("files", []))
 
 
 def input_digest(files: list[str]) -> str:
@@ -119,7 +112,8 @@ def build_manifest(
             "input_files": [os.path.basename(p) for p in files],
             "input_sha256": input_digest(files),
             "documents_by_source": [
-                {"source": k, "documents": int(v)} for k, v in sorted(source_counts.items())
+                {"source": k, "documents": int(v)}
+                for k, v in sorted(source_counts.items(), key=lambda item: (item[0] is None, item[0] or ""))
             ],
         },
         "settings": {k: settings[k] for k in sorted(settings)},

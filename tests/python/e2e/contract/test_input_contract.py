@@ -384,3 +384,72 @@ def test_a_column_name_with_a_double_quote_is_refused(tmp_path):
         f"documents_path '{path}' has column name(s) holding a quote character (\" or `), which dbt cannot"
         ' quote: a "quoted" name; rename them in the input',
     )
+
+
+def _stage(tmp_path, documents_path, check=True):
+    """dbt run of stg_documents alone: the input checks run there, before any other work."""
+    dbt_vars = {"documents_path": str(documents_path), "output_dir": str(tmp_path / "out")}
+    return run_dbt(
+        ["run", "--select", "stg_documents"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars, check=check
+    )
+
+
+ROW = "a,s,d,2024-01-01,t,x\n"
+
+
+@pytest.mark.parametrize(
+    ("file_name", "text", "message"),
+    [
+        # DuckDB would read the second body as body_1 and the documents as empty
+        (
+            "dup.csv",
+            HEADER.strip() + ",body\n" + ROW.strip() + ",y\n",
+            "has two or more columns named 'body'",
+        ),
+        # DuckDB's sniffer would read each line as one column and report every column missing
+        (
+            "ragged.csv",
+            HEADER + ROW + "b,s,d,2024-01-01,t\n",
+            "row 2 (line 3) has 5 field(s) where the header has 6",
+        ),
+        # an input rowid would shadow DuckDB's, by which the release keeps the input's order
+        ("rowid.csv", HEADER.strip() + ",rowid\n" + ROW.strip() + ",7\n", "reserves: rowid; rename or drop"),
+        # DuckDB's cast reads these as dates
+        (
+            "special.csv",
+            HEADER + "a,s,d,infinity,t,x\nb,s,d,epoch,t,y\nc,s,d,-infinity,t,z\nd,s,d,2024-01-01,t,w\n",
+            "crawled_at is missing or not a date/timestamp in 3 row(s): a=infinity, b=epoch, c=-infinity",
+        ),
+        ("empty.csv", "", "is empty: it has no header row"),
+    ],
+    ids=["repeated_column", "ragged_row", "rowid_column", "special_dates", "empty_file"],
+)
+def test_csv_files_that_duckdb_would_read_wrongly_are_refused_naming_the_problem(
+    tmp_path, file_name, text, message
+):
+    path = tmp_path / file_name
+    path.write_text(text)
+    _fails_with(_stage(tmp_path, path, check=False), message)
+
+
+def test_parquet_timestamps_in_nanoseconds_and_an_empty_pandas_batch_are_read(tmp_path):
+    """A timestamp with zone in nanoseconds is converted to UTC like one in microseconds; an empty batch
+    (pandas writes its columns as null) adds no rows and no error."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    berlin = dt.timezone(dt.timedelta(hours=1))
+    stamps = [dt.datetime(2024, 1, 5, 8, 30, tzinfo=berlin), dt.datetime(2024, 1, 6, 9, 0, tzinfo=berlin)]
+    columns = {c: ["a", "b"] if c == "doc_id" else ["x", "y"] for c in REQUIRED if c != "crawled_at"}
+    pq.write_table(
+        pa.table({**columns, "crawled_at": pa.array(stamps, pa.timestamp("ns", tz="Europe/Berlin"))}),
+        docs / "batch-1.parquet",
+    )
+    pq.write_table(pa.table({c: pa.nulls(0) for c in REQUIRED}), docs / "batch-2.parquet")
+    _stage(tmp_path, docs)
+    con = duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True)
+    assert con.sql(
+        "select doc_id, crawled_at from main_internal.stg_documents order by doc_id"
+    ).fetchall() == [
+        ("a", dt.datetime(2024, 1, 5, 7, 30)),
+        ("b", dt.datetime(2024, 1, 6, 8, 0)),
+    ]

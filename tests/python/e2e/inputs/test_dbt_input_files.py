@@ -1,9 +1,11 @@
 """documents_path as a folder of Parquet files, a folder of CSV files and a glob: every document is read,
 crawled_at accepts dates and timestamps, WARC lineage columns reach deduped_documents and
 cluster_inspection unchanged, and a file without a required column (or a folder mixing CSV and
-Parquet) stops the build with the file named."""
+Parquet, or holding a file of another kind) stops the build with the file named."""
 
 import datetime as dt
+import gzip
+import json
 
 import duckdb
 import pyarrow as pa
@@ -169,3 +171,61 @@ def test_a_folder_mixing_csv_and_parquet_is_refused(tmp_path):
     result = _build(tmp_path, docs, check=False)
     assert result.returncode != 0
     assert f"documents_path '{docs}' holds both Parquet (1) and CSV (1) files" in result.stdout
+
+
+def test_a_folder_reads_every_csv_kind_keeps_apostrophes_and_pages_without_a_source(tmp_path):
+    """.csv, .CSV and .csv.gz files are all read (Spark's _SUCCESS and .crc files are skipped), quotes
+    are RFC 4180's only (a title 'Intro' keeps its apostrophes), and a page without a source is counted
+    in the manifest."""
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    header = "doc_id,source,domain,crawled_at,title,body\n"
+    body = "the same page text with enough words to make several shingles for the check"
+    (docs / "a.csv").write_text(header + f"a,,d,2024-01-01,'Intro',{body}\nb,web,d,2024-01-02,t,'quoted' x\n")
+    (docs / "B.CSV").write_text(header + f"c,web,e,2024-01-03,t,{body}\n")
+    with gzip.open(docs / "sub" / "c.csv.gz", "wt") as handle:
+        handle.write(header + "d,web,f,2024-01-04,t,another page\n")
+    (docs / "_SUCCESS").write_text("")
+    (docs / ".a.csv.crc").write_text("")
+    _build(tmp_path, docs)
+    con = duckdb.connect(str(tmp_path / "published" / "db.duckdb"), read_only=True)
+    rows = con.sql("select doc_id, source, title, body from main_internal.stg_documents").fetchall()
+    staged = {r[0]: r[1:] for r in rows}
+    assert staged == {
+        "a": (None, "'Intro'", body),
+        "b": ("web", "t", "'quoted' x"),
+        "c": ("web", "t", body),
+        "d": ("web", "t", "another page"),
+    }
+    assert dict(
+        duckdb.sql(f"select doc_id, cluster_id from '{tmp_path / 'out' / 'clusters.csv'}'").fetchall()
+    ) == {
+        "a": "cluster-a",
+        "b": "cluster-b",
+        "c": "cluster-a",
+        "d": "cluster-d",
+    }
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["source"]["documents_by_source"] == [
+        {"source": "web", "documents": 3},
+        {"source": None, "documents": 1},
+    ]
+    assert manifest["source"]["input_files"] == ["B.CSV", "a.csv", "c.csv.gz"]
+
+
+def test_a_folder_holding_a_file_of_another_kind_is_refused_naming_it(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.csv").write_text("doc_id,source,domain,crawled_at,title,body\na,s,d,2024-01-01,t,x\n")
+    (docs / "b.jsonl").write_text('{"doc_id": "b"}\n')
+    result = run_dbt(
+        ["run", "--select", "stg_documents"],
+        db_path=tmp_path / "db.duckdb",
+        check=False,
+        dbt_vars={"documents_path": str(docs), "output_dir": str(tmp_path / "out")},
+    )
+    assert result.returncode != 0
+    assert (
+        f"documents_path '{docs}' (a folder) holds file(s) that are neither CSV nor Parquet: "
+        f"{docs / 'b.jsonl'};" in result.stdout
+    )

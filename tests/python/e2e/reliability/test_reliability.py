@@ -85,7 +85,7 @@ def test_file_that_is_not_parquet_is_reported(tmp_path):
 def test_path_that_is_neither_file_type_nor_folder_is_reported(tmp_path):
     _fails_with(
         _build(tmp_path, tmp_path / "notes.txt"),
-        f"documents_path '{tmp_path / 'notes.txt'}' is not a .csv or .parquet file and no CSV or Parquet",
+        f"documents_path '{tmp_path / 'notes.txt'}': no such file or folder",
     )
 
 
@@ -155,7 +155,7 @@ def test_settings_that_reach_sql_are_validated(tmp_path, dbt_vars, message):
 
 def test_a_path_with_quotes_cannot_inject_sql(tmp_path):
     evil = tmp_path / "x'); drop table documents; --.csv"
-    _fails_with(_build(tmp_path, evil), "No files found that match the pattern")
+    _fails_with(_build(tmp_path, evil), f"documents_path '{evil}': no such file or folder")
 
 
 def _digests(folder):

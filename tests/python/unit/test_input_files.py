@@ -1,0 +1,142 @@
+"""webdedup/inputs/input_files.py: which files documents_path names (nothing skipped silently), and what
+DuckDB would read wrongly in one of them (an empty CSV, repeated column names, rows that do not split like
+the header)."""
+
+import gzip
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from webdedup.inputs.input_files import (
+    csv_problem,
+    documents_files_json,
+    list_documents_files,
+    parquet_problem,
+)
+from webdedup.outputs.manifest import build_manifest
+
+HEADER = "doc_id,source,domain,crawled_at,title,body\n"
+
+
+def _touch(path, text=HEADER):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_folder_reads_every_csv_kind_in_any_case_and_skips_spark_markers(tmp_path):
+    expected = [
+        _touch(tmp_path / "B.CSV"),
+        _touch(tmp_path / "a.csv"),
+        _touch(tmp_path / "sub" / "c.tsv"),
+    ]
+    with gzip.open(tmp_path / "d.Csv.Gz", "wt") as handle:
+        handle.write(HEADER)
+    expected.append(str(tmp_path / "d.Csv.Gz"))
+    _touch(tmp_path / "_SUCCESS", "")
+    _touch(tmp_path / ".part-0.csv.crc", "")
+    _touch(tmp_path / "_temporary" / "0" / "part-0.csv")
+    assert list_documents_files(str(tmp_path)) == {"kind": "csv", "files": sorted(expected)}
+    assert json.loads(documents_files_json(str(tmp_path))) == {"kind": "csv", "files": sorted(expected)}
+
+
+def test_a_folder_reads_parquet_and_pq(tmp_path):
+    files = [_touch(tmp_path / "a.parquet", ""), _touch(tmp_path / "x" / "b.PQ", "")]
+    assert list_documents_files(str(tmp_path)) == {"kind": "parquet", "files": sorted(files)}
+
+
+def test_files_of_another_kind_in_a_folder_are_named_not_skipped(tmp_path):
+    _touch(tmp_path / "a.csv")
+    _touch(tmp_path / "notes.md", "")
+    _touch(tmp_path / "b.jsonl", "")
+    problem = list_documents_files(str(tmp_path))["problem"]
+    assert problem == (
+        f"documents_path '{tmp_path}' (a folder) holds file(s) that are neither CSV nor Parquet: "
+        f"{tmp_path / 'b.jsonl'}, {tmp_path / 'notes.md'}; name the files to read with a glob such as "
+        "'*.parquet'"
+    )
+
+
+def test_a_folder_mixing_kinds_or_holding_none_is_refused(tmp_path):
+    _touch(tmp_path / "mixed" / "a.csv")
+    _touch(tmp_path / "mixed" / "b.parquet", "")
+    assert list_documents_files(str(tmp_path / "mixed"))["problem"].startswith(
+        f"documents_path '{tmp_path / 'mixed'}' holds both Parquet (1) and CSV (1) files"
+    )
+    (tmp_path / "empty").mkdir()
+    assert list_documents_files(str(tmp_path / "empty")) == {
+        "problem": f"documents_path '{tmp_path / 'empty'}' (a folder) holds no CSV or Parquet files"
+    }
+
+
+def test_a_glob_expands_the_folders_it_matches_and_a_glob_matching_nothing_is_named(tmp_path):
+    files = [_touch(tmp_path / "a.csv"), _touch(tmp_path / "old.csv" / "part-0.csv")]
+    _touch(tmp_path / "old.csv" / "_SUCCESS", "")
+    assert list_documents_files(str(tmp_path / "*.csv")) == {"kind": "csv", "files": sorted(files)}
+    assert list_documents_files(str(tmp_path / "*.parquet")) == {
+        "problem": f"documents_path '{tmp_path / '*.parquet'}': no files match the glob"
+    }
+
+
+def test_a_single_file_of_another_kind_or_a_missing_path_is_refused(tmp_path):
+    _touch(tmp_path / "docs.json", "")
+    assert (
+        "is not a CSV (.csv, .csv.gz, .tsv) or Parquet (.parquet, .pq) file"
+        in (list_documents_files(str(tmp_path / "docs.json"))["problem"])
+    )
+    assert list_documents_files(str(tmp_path / "nope.csv")) == {
+        "problem": f"documents_path '{tmp_path / 'nope.csv'}': no such file or folder"
+    }
+
+
+def test_csv_problems(tmp_path):
+    assert csv_problem(_touch(tmp_path / "empty.csv", ""), 1) == "is empty: it has no header row"
+    assert csv_problem(_touch(tmp_path / "ok.csv", HEADER + "a,s,d,2024-01-01,t,x\n"), 6) == ""
+    repeated = _touch(tmp_path / "rep.csv", "doc_id,body,title,body\n")
+    assert csv_problem(repeated, 4) == "has two or more columns named 'body': rename or drop them"
+    # DuckDB read fewer columns than the header has: the first row that does not split like it is named
+    ragged = _touch(tmp_path / "ragged.csv", HEADER + 'a,s,d,2024-01-01,t,"x\ny"\nb,s,d,2024-01-01,t,x, y\n')
+    assert csv_problem(ragged, 1) == (
+        "row 2 (line 4) has 7 field(s) where the header has 6, split at ',' (a field holding the delimiter, "
+        "a quote or a newline must be in \", a quote inside doubled): 'b,s,d,2024-01-01,t,x, y'"
+    )
+    tsv = _touch(tmp_path / "t.tsv", HEADER.replace(",", "\t") + 'a\ts\td\t2024-01-01\t"t\n')
+    assert csv_problem(tsv, 6) == ""  # a raw quote in a TSV is text
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbfdoc_id,doc_id\n")
+    assert csv_problem(str(bom), 2) == "has two or more columns named 'doc_id': rename or drop them"
+
+
+def test_parquet_with_repeated_column_names_is_a_problem(tmp_path):
+    table = pa.Table.from_arrays(
+        [pa.array(["a"]), pa.array(["x"]), pa.array(["y"])], ["doc_id", "body", "body"]
+    )
+    pq.write_table(table, tmp_path / "rep.parquet")
+    assert (
+        parquet_problem(str(tmp_path / "rep.parquet"))
+        == "has two or more columns named 'body': rename or drop them"
+    )
+    pq.write_table(pa.table({"doc_id": ["a"], "body": ["x"]}), tmp_path / "ok.parquet")
+    assert parquet_problem(str(tmp_path / "ok.parquet")) == ""
+
+
+def test_the_manifest_counts_documents_without_a_source(tmp_path):
+    manifest = build_manifest(
+        settings_row={
+            "documents_path": "",
+            "warc_paths": "",
+            "warc_ranges_path": "",
+            "staging_dir": str(tmp_path),
+        },
+        summary={},
+        source_counts={"web": 2, None: 1, "archive": 3},
+        outputs=[],
+        engine="duckdb",
+        fingerprints="f",
+    )
+    assert manifest["source"]["documents_by_source"] == [
+        {"source": "archive", "documents": 3},
+        {"source": "web", "documents": 2},
+        {"source": None, "documents": 1},
+    ]

@@ -1,0 +1,162 @@
+"""Which files ``documents_path`` names, and what is wrong with one before DuckDB reads it.
+
+* :func:`list_documents_files`: a file, a folder (searched recursively) or a glob, to one kind (CSV or
+  Parquet) and a sorted list of files.  File kinds are told by suffix in any case (``.csv``, ``.csv.gz``,
+  ``.tsv``, ``.tsv.gz``; ``.parquet``, ``.pq``), so a folder reads exactly the files one of them names,
+  and nothing is skipped silently: a file of another kind in a folder, or a folder mixing CSV and
+  Parquet, is a problem naming the files.  Names starting with ``.`` or ``_`` are skipped as Spark and
+  Hadoop write them (``_SUCCESS``, ``.part-0.crc``); a folder that a glob matches is read like a folder.
+* :func:`csv_problem` and :func:`parquet_problem`: a file DuckDB would read without an error but wrongly:
+  an empty CSV file, two columns of the same name (DuckDB renames the second ``body_1``, so the body
+  would be read as empty), and CSV rows that the header's delimiter does not split into the header's
+  fields (DuckDB's sniffer then reads the whole line as one column).
+
+The manifest's input files (webdedup/outputs/manifest.py) are this list, so they are the files read.
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import glob
+import io
+import json
+import os
+import sys
+
+from webdedup.inputs.csv_files import open_bytes
+
+CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+MAX_NAMED_FILES = 5
+#: what a CSV row that does not split like its header usually lacks
+_QUOTING = ' (a field holding the delimiter, a quote or a newline must be in ", a quote inside doubled)'
+
+
+def kind_of(path: str) -> str | None:
+    """csv, parquet or None, from the file name's suffix in any case."""
+    name = path.lower()
+    if name.endswith(CSV_SUFFIXES):
+        return "csv"
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    return None
+
+
+def _skipped(name: str) -> bool:
+    return name.startswith((".", "_"))
+
+
+def _folder_files(folder: str) -> list[str]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not _skipped(d)]
+        found += [os.path.join(root, f) for f in files if not _skipped(f)]
+    return found
+
+
+def _named(paths: list[str]) -> str:
+    shown = ", ".join(paths[:MAX_NAMED_FILES])
+    return shown + (f" (and {len(paths) - MAX_NAMED_FILES} more)" if len(paths) > MAX_NAMED_FILES else "")
+
+
+def list_documents_files(path: str) -> dict:
+    """{"kind": "csv" | "parquet", "files": [...]} or {"problem": "<one line>"} for documents_path."""
+    label = f"documents_path '{path}'"
+    if os.path.isfile(path):
+        if kind_of(path) is None:
+            return {"problem": f"{label} is not a CSV (.csv, .csv.gz, .tsv) or Parquet (.parquet, .pq) file"}
+        return {"kind": kind_of(path), "files": [path]}
+    if os.path.isdir(path):
+        found = _folder_files(path)
+        where = f"{label} (a folder)"
+    elif glob.has_magic(path):
+        found = []
+        for match in glob.glob(path, recursive=True):
+            found += _folder_files(match) if os.path.isdir(match) else [match]
+        if not found:
+            return {"problem": f"{label}: no files match the glob"}
+        where = f"{label} (a glob)"
+    else:
+        return {"problem": f"{label}: no such file or folder"}
+    by_kind = collections.defaultdict(list)
+    for file in sorted(found):
+        by_kind[kind_of(file)].append(file)
+    if by_kind[None]:
+        return {
+            "problem": f"{where} holds file(s) that are neither CSV nor Parquet: {_named(by_kind[None])}; "
+            "name the files to read with a glob such as '*.parquet'"
+        }
+    if by_kind["csv"] and by_kind["parquet"]:
+        return {
+            "problem": f"{label} holds both Parquet ({len(by_kind['parquet'])}) and CSV "
+            f"({len(by_kind['csv'])}) files: name the ones to read with a glob such as "
+            f"'{path.rstrip('/')}/**/*.parquet'"
+        }
+    kind = "parquet" if by_kind["parquet"] else "csv"
+    if not by_kind[kind]:
+        return {"problem": f"{where} holds no CSV or Parquet files"}
+    return {"kind": kind, "files": by_kind[kind]}
+
+
+def documents_files_json(path: str) -> str:
+    """list_documents_files as JSON (the webdedup_documents_files SQL function)."""
+    return json.dumps(list_documents_files(path))
+
+
+def _text(path: str):
+    return io.TextIOWrapper(open_bytes(path), encoding="utf-8-sig", errors="replace", newline="")
+
+
+def _delimiter(path: str, first_line: str) -> str:
+    """The header's delimiter: a tab for .tsv, else the most frequent of , ; tab | in the header line."""
+    if ".tsv" in path.lower():
+        return "\t"
+    return max([",", ";", "\t", "|"], key=first_line.count)
+
+
+def _duplicates(names: list[str]) -> str:
+    """'' or the problem of column names that occur more than once."""
+    repeated = [repr(name) for name, count in collections.Counter(names).items() if count > 1]
+    return f"has two or more columns named {', '.join(repeated)}: rename or drop them" if repeated else ""
+
+
+def csv_problem(path: str, columns_read: int) -> str:
+    """The one-line problem of a CSV file ('' when none).  columns_read: how many columns DuckDB read;
+    fewer than the header holds means rows that do not split like the header, which are then found
+    (Python's csv module: a pass over the file on that error path only)."""
+    csv.field_size_limit(sys.maxsize)
+    with _text(path) as handle:
+        first_line = handle.readline()
+        if not first_line.strip():
+            return "is empty: it has no header row"
+        delimiter = _delimiter(path, first_line)
+        handle.seek(0)
+        # .csv: RFC 4180, as DuckDB reads it; TSV as it is mostly written, without quoting
+        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+        reader = csv.reader(handle, delimiter=delimiter, quotechar='"', quoting=quoting, strict=False)
+        header = next(reader)
+        if _duplicates(header):
+            return _duplicates(header)
+        if columns_read >= len(header):
+            return ""
+        for number, row in enumerate(reader, start=1):
+            if len(row) != len(header) and row != []:
+                return (
+                    f"row {number} (line {reader.line_num}) has {len(row)} field(s) where the header has "
+                    f"{len(header)}, split at {delimiter!r}{'' if quoting == csv.QUOTE_NONE else _QUOTING}: "
+                    f"{delimiter.join(row)[:60]!r}"
+                )
+    return ""
+
+
+def parquet_problem(path: str) -> str:
+    """The one-line problem of a Parquet file ('' when none): top-level columns of the same name."""
+    import pyarrow.parquet as pq
+
+    return _duplicates(pq.read_schema(path).names)
+
+
+def input_file_problem(path: str, columns_read: int) -> str:
+    """csv_problem or parquet_problem by the file's kind (the webdedup_input_file_problem SQL function)."""
+    return parquet_problem(path) if kind_of(path) == "parquet" else csv_problem(path, columns_read)
