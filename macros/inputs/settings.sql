@@ -70,7 +70,7 @@
 {% macro _dedup_int(name, value, minimum, maximum, fallback=none) %}
     {%- if (value is none or value == "") and fallback is not none -%}{{ return(fallback) }}{%- endif -%}
     {%- set text = value | string | trim -%}
-    {%- if value is boolean or not modules.re.fullmatch("[0-9]+", text) -%}
+    {%- if value is boolean or not modules.re.fullmatch("-?[0-9]+", text) -%}
         {{ exceptions.raise_compiler_error(
             "dedup settings: var '" ~ name ~ "' must be a whole number, got '" ~ value ~ "'") }}
     {%- endif -%}
@@ -86,7 +86,7 @@
 
 {% macro _dedup_float(name, value, minimum, maximum, allow_minimum) %}
     {%- set text = value | string | trim -%}
-    {%- if value is boolean or not modules.re.fullmatch("[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?", text) -%}
+    {%- if value is boolean or not modules.re.fullmatch("-?[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?", text) -%}
         {{ exceptions.raise_compiler_error(
             "dedup settings: var '" ~ name ~ "' must be a number, got '" ~ value ~ "'") }}
     {%- endif -%}

@@ -3,8 +3,10 @@ document's id, host and date from the WARC headers."""
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import hashlib
+import re
 import urllib.parse
 
 
@@ -39,20 +41,59 @@ def make_doc_id(record_id: str | None, url: str | None, warc_date: str | None) -
     return "url-sha1:" + hashlib.sha1(key).hexdigest()
 
 
-def decode_html(payload: bytes, http_charset: str | None) -> tuple[str, str]:
-    """Decode an HTML payload: the HTTP charset if valid, else <meta>, else uchardet (WHATWG names)."""
-    from resiliparse.parse.encoding import bytes_to_str, detect_encoding, map_encoding_to_html5
+#: Byte order marks and their encodings: a BOM decides the encoding before any declaration (WHATWG).
+BYTE_ORDER_MARKS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"))
+#: WHATWG's prescan reads the first 1024 bytes for <meta charset>; pages with long heads get more room here.
+META_PRESCAN_BYTES = 4096
+_META_CHARSET = re.compile(rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9_:.()-]+)", re.IGNORECASE)
 
-    encoding = None
-    if http_charset:
+
+def _html5_encoding(label: str | None) -> str | None:
+    """The Python codec of a charset label by WHATWG's table (iso-8859-1 is windows-1252), else None."""
+    from resiliparse.parse.encoding import map_encoding_to_html5
+
+    if not label or not label.strip().strip("\"'"):
+        return None
+    try:
+        encoding = map_encoding_to_html5(label.strip().strip("\"'"))
+        codecs.lookup(encoding)
+    except (LookupError, ValueError, TypeError):
+        return None
+    return encoding
+
+
+def _meta_encoding(payload: bytes) -> str | None:
+    """The <meta> charset of the page; UTF-16 there means UTF-8, as WHATWG says (a page that can be
+    read as ASCII to find its meta is not UTF-16)."""
+    found = _META_CHARSET.search(payload[:META_PRESCAN_BYTES])
+    encoding = _html5_encoding(found.group(1).decode("ascii")) if found else None
+    return "utf-8" if encoding and encoding.startswith("utf-16") else encoding
+
+
+def decode_html(payload: bytes, http_charset: str | None) -> tuple[str, str]:
+    """(text, the encoding used) of an HTML payload, in WHATWG's order: a byte order mark, else the
+    HTTP charset, else <meta> charset.  A declared charset that the bytes do not decode with gives way
+    to uchardet's detection when the bytes decode with that; otherwise the declared charset is used with
+    U+FFFD for the invalid bytes, as a browser shows them.  The encoding returned is always the one used."""
+    from resiliparse.parse.encoding import detect_encoding
+
+    for mark, encoding in BYTE_ORDER_MARKS:
+        if payload.startswith(mark):
+            return payload[len(mark) :].decode(encoding, "replace"), encoding
+    declared = _html5_encoding(http_charset) or _meta_encoding(payload)
+    if declared:
         try:
-            encoding = map_encoding_to_html5(http_charset.strip().strip("\"'"))
-            "".encode(encoding)
-        except (LookupError, ValueError, TypeError):
-            encoding = None
-    if not encoding:
-        encoding = detect_encoding(payload, from_html_meta=True)
-    return bytes_to_str(payload, encoding), encoding
+            return payload.decode(declared), declared
+        except UnicodeDecodeError:
+            pass
+    detected = _html5_encoding(detect_encoding(payload, from_html_meta=False)) or "utf-8"
+    if detected != declared:
+        try:
+            return payload.decode(detected), detected
+        except UnicodeDecodeError:
+            pass
+    used = declared or detected
+    return payload.decode(used, "replace"), used
 
 
 def extract_html(text: str) -> tuple[str | None, str]:

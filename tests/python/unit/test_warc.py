@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from tests.python.helpers.warc_fixtures import build_corpus, warc_record, write_ranges_csv
 from webdedup.warc import ranges, reader, records, reuse, schema, sources
+from webdedup.warc.extract import decode_html
 
 KEY = ("warc_filename", "warc_record_offset", "warc_member_record")
 
@@ -471,3 +472,30 @@ def test_a_range_that_could_not_be_read_is_read_again_next_time(corpus, tmp_path
     ).read_all()
     assert again.column("read_key").to_pylist() == failed.column("read_key").to_pylist()
     assert again.column("status").to_pylist() == ["extracted"]
+
+
+def test_charsets_are_decoded_in_whatwg_order_and_the_charset_named_is_the_one_used():
+    """A byte order mark wins over any declaration; <meta charset=utf-16> on an ASCII-readable page means
+    UTF-8 (WHATWG); a declared charset the bytes do not decode with gives way to detection, and the
+    charset returned is the one that decoded the text (Resiliparse fell back to cp1252 silently)."""
+    words = "Привет мир это тестовая страница с русским текстом " * 20
+
+    def page(meta):
+        return (
+            f'<html><head><meta charset="{meta}"><title>Тест</title></head><body><p>{words}</p></body></html>'
+        )
+
+    assert decode_html(b"\xef\xbb\xbf" + page("windows-1251").encode("utf-8"), "koi8-r") == (
+        page("windows-1251"),
+        "utf-8",
+    )
+    ascii_page = (
+        f'<html><head><meta charset="utf-16"><title>Hello</title></head><p>{"ascii words " * 20} </p>'
+    )
+
+    assert decode_html(ascii_page.encode("ascii"), None) == (ascii_page, "utf-8")
+    for http_charset in (None, "utf-8"):  # the meta or the HTTP header says UTF-8; the bytes are cp1251
+        assert decode_html(page("utf-8").encode("cp1251"), http_charset) == (page("utf-8"), "cp1251")
+    assert decode_html(page("windows-1251").encode("cp1251"), None) == (page("windows-1251"), "cp1251")
+    truncated = page("utf-8").encode("utf-8") + b"\xd0"  # a character cut by the crawler's size limit
+    assert decode_html(truncated, None) == (page("utf-8") + "\ufffd", "utf-8")

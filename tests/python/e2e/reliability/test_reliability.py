@@ -145,6 +145,7 @@ def test_huge_body_and_huge_token_are_fingerprinted(tmp_path):
         ({"num_hashes": 64, "rows_per_band": 7}, "num_hashes (64) must be divisible by rows_per_band (7)"),
         ({"shingle_size": "5 or 1=1"}, "var 'shingle_size' must be a whole number, got '5 or 1=1'"),
         ({"threshold": 1.5}, "var 'threshold' must be in (0.0, 1.0], got 1.5"),
+        ({"threshold": -0.1}, "var 'threshold' must be in (0.0, 1.0], got -0.1"),
         ({"preset": "fast"}, "var 'preset' must be one of default, recall; got 'fast'"),
     ],
 )
