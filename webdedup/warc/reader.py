@@ -23,7 +23,7 @@ from webdedup.warc.ranges import iter_range_rows, read_ranges_table
 from webdedup.warc.records import span_batch
 from webdedup.warc.reuse import ReadUnit, StoredRows, extractor_version, file_version
 from webdedup.warc.schema import SCHEMA, STATUSES, WarcInputError, error_row
-from webdedup.warc.sources import list_warc_files, resolve_location
+from webdedup.warc.sources import files_not_read, list_warc_files, resolve_location
 
 # With workers > 1 (var warc_workers), local files holding more than this many bytes to read are parsed by
 # worker processes: FastWARC and Resiliparse hold the GIL, so threads would not help, and a spawned
@@ -77,6 +77,10 @@ def read_units(warc_paths: str = "", warc_ranges_path: str = "", warc_base_url: 
     units = []
     extractor = f"extractor={extractor_version()}"
     if warc_paths:
+        skipped = files_not_read(warc_paths)
+        if skipped:
+            shown = ", ".join(skipped[:5]) + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else "")
+            _log(f"not read: {len(skipped)} file(s) of warc_paths '{warc_paths}' that are not WARC: {shown}")
         for path, filename in list_warc_files(warc_paths):
             key = f"file {os.path.abspath(path)} {file_version(path)} {extractor}"
             units.append(ReadUnit(key, filename, path))

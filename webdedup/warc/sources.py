@@ -52,6 +52,18 @@ def list_warc_files(spec: str) -> list[tuple[str, str]]:
     return sorted((p, os.path.relpath(p, root)) for p in found)
 
 
+def files_not_read(spec: str) -> list[str]:
+    """The files of a warc_paths folder that are not WARC files (not read; the reader logs them), sorted."""
+    spec = spec.strip()
+    if not os.path.isdir(spec):
+        return []
+    return sorted(
+        os.path.relpath(p, spec)
+        for p in glob.glob(os.path.join(spec, "**", "*"), recursive=True)
+        if os.path.isfile(p) and not p.lower().endswith(WARC_SUFFIXES)
+    )
+
+
 def resolve_location(filename: str, base: str) -> str:
     """Where to read ``filename`` from: itself when it is a URL or an absolute path, else ``base`` + it."""
     if "://" in filename or os.path.isabs(filename) or not base:

@@ -499,3 +499,15 @@ def test_charsets_are_decoded_in_whatwg_order_and_the_charset_named_is_the_one_u
     assert decode_html(page("windows-1251").encode("cp1251"), None) == (page("windows-1251"), "cp1251")
     truncated = page("utf-8").encode("utf-8") + b"\xd0"  # a character cut by the crawler's size limit
     assert decode_html(truncated, None) == (page("utf-8") + "\ufffd", "utf-8")
+
+
+def test_files_of_a_warc_folder_that_are_not_warc_are_logged_not_read(tmp_path, capsys):
+    for name in ["a.warc", "sub/b.WARC.GZ", "README.txt", "idx/x.cdx"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    units = reader.read_units(str(tmp_path))
+    assert [unit.filename for unit in units] == ["a.warc", "sub/b.WARC.GZ"]
+    assert (
+        f"[warc] not read: 2 file(s) of warc_paths '{tmp_path}' that are not WARC: README.txt, idx/x.cdx"
+        in capsys.readouterr().out
+    )
