@@ -26,7 +26,8 @@ import sys
 
 from webdedup.inputs.csv_files import open_bytes
 
-CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz")
+TSV_SUFFIXES = (".tsv", ".tsv.gz")
+CSV_SUFFIXES = (".csv", ".csv.gz", *TSV_SUFFIXES)
 PARQUET_SUFFIXES = (".parquet", ".pq")
 MAX_NAMED_FILES = 5
 #: what a CSV row that does not split like its header usually lacks
@@ -110,7 +111,7 @@ def _text(path: str):
 
 def _delimiter(path: str, first_line: str) -> str:
     """The header's delimiter: a tab for .tsv, else the most frequent of , ; tab | in the header line."""
-    if ".tsv" in path.lower():
+    if path.lower().endswith(TSV_SUFFIXES):
         return "\t"
     return max([",", ";", "\t", "|"], key=first_line.count)
 

@@ -35,11 +35,7 @@ def list_warc_files(spec: str) -> list[tuple[str, str]]:
         return [(spec, os.path.basename(spec))]
     if os.path.isdir(spec):
         root = spec
-        found = [
-            p
-            for p in glob.glob(os.path.join(spec, "**", "*"), recursive=True)
-            if p.lower().endswith(WARC_SUFFIXES) and os.path.isfile(p)
-        ]
+        found = [p for p in _folder_files(spec) if p.lower().endswith(WARC_SUFFIXES)]
         if not found:
             raise WarcInputError(f"warc_paths '{spec}' is a folder without .warc or .warc.gz files")
     elif glob.has_magic(spec):
@@ -57,11 +53,13 @@ def files_not_read(spec: str) -> list[str]:
     spec = spec.strip()
     if not os.path.isdir(spec):
         return []
-    return sorted(
-        os.path.relpath(p, spec)
-        for p in glob.glob(os.path.join(spec, "**", "*"), recursive=True)
-        if os.path.isfile(p) and not p.lower().endswith(WARC_SUFFIXES)
-    )
+    others = [p for p in _folder_files(spec) if not p.lower().endswith(WARC_SUFFIXES)]
+    return sorted(os.path.relpath(p, spec) for p in others)
+
+
+def _folder_files(folder: str) -> list[str]:
+    """Every file under a folder (recursive)."""
+    return [p for p in glob.glob(os.path.join(folder, "**", "*"), recursive=True) if os.path.isfile(p)]
 
 
 def resolve_location(filename: str, base: str) -> str:
