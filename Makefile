@@ -5,7 +5,8 @@
 #   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
 #                (pytest includes the Spark target, needs Java 17: tests/python/e2e/spark/test_spark.py runs the
 #                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
-#   make test-unit  - the unit tests alone (tests/python/unit: no dbt, under a minute)
+#   make test-unit  - the unit tests alone (tests/python/unit: no dbt, under a minute; installs the bench
+#                     packages too: the baselines are unit-tested)
 #   make run-spark  - the same pipeline on Apache Spark (pyspark, local master): dbt build --target spark
 #                     (installs requirements/spark.txt and the project's dbt plugin first)
 #   make test-spark - only the Spark tests
@@ -85,7 +86,7 @@ run-spark: $(VENV)/.installed-spark
 
 test: lint dbt-test pytest test-spark-cluster
 
-test-unit: $(VENV)/.installed-test
+test-unit: $(VENV)/.installed-test $(VENV)/.installed-bench
 	$(BIN)/python -m pytest tests/python/unit
 
 test-spark: $(VENV)/.installed-spark $(VENV)/.installed-test
