@@ -90,7 +90,7 @@ test-unit: $(VENV)/.installed-test $(VENV)/.installed-bench
 	$(BIN)/python -m pytest tests/python/unit
 
 test-spark: $(VENV)/.installed-spark $(VENV)/.installed-test
-	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest tests/python/e2e/spark
+	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest tests/python/e2e/spark tests/python/e2e/quality/test_quality_spark.py
 
 # A Spark standalone cluster and a Spark Connect server from the pinned pyspark (small JVMs; see
 # webdedup/engines/spark_cluster.py for the DEDUP_SPARK_* settings).  Always `make spark-down` afterwards.
