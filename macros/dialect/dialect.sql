@@ -227,21 +227,28 @@
 
 
 {#-
-  mean_of_ratios(numerator, denominator): an aggregate, the exact mean of numerator / denominator (two
-  integer expressions) over the group's rows, rounded once to a double (webdedup_mean_of_ratios, from the
-  registry webdedup/engines/udfs.py).  A sum of doubles depends on its summation order, which differs
-  between engines and between parallel runs; this does not, so every engine writes the same bits.
+  mean_of_ratios(numerator, denominator, count): an aggregate, the exact mean of the ratios behind the
+  group's rows, rounded once to a double (webdedup_mean_of_ratios, from the registry
+  webdedup/engines/udfs.py); each row stands for `count` ratios with that denominator whose numerators
+  sum to `numerator` (integer expressions), so a caller groups its ratios by denominator first and the
+  list handed to Python stays short (a cluster of 6,000 near-identical pages has 17.6M edges but a few
+  hundred denominators).  A sum of doubles depends on its summation order, which differs between engines
+  and between parallel runs; this does not, so every engine writes the same bits.
 -#}
-{% macro mean_of_ratios(numerator, denominator) %}
-    {{- return(adapter.dispatch("mean_of_ratios", "web_text_dedup")(numerator, denominator)) -}}
+{% macro mean_of_ratios(numerator, denominator, count) %}
+    {{- return(adapter.dispatch("mean_of_ratios", "web_text_dedup")(numerator, denominator, count)) -}}
 {% endmacro %}
 
-{% macro duckdb__mean_of_ratios(numerator, denominator) -%}
-    webdedup_mean_of_ratios(list([cast({{ numerator }} as bigint), cast({{ denominator }} as bigint)]))
+{% macro duckdb__mean_of_ratios(numerator, denominator, count) -%}
+    webdedup_mean_of_ratios(list([
+        cast({{ numerator }} as bigint), cast({{ denominator }} as bigint), cast({{ count }} as bigint)
+    ]))
 {%- endmacro %}
 
-{% macro spark__mean_of_ratios(numerator, denominator) -%}
-    webdedup_mean_of_ratios(collect_list(array(cast({{ numerator }} as bigint), cast({{ denominator }} as bigint))))
+{% macro spark__mean_of_ratios(numerator, denominator, count) -%}
+    webdedup_mean_of_ratios(collect_list(array(
+        cast({{ numerator }} as bigint), cast({{ denominator }} as bigint), cast({{ count }} as bigint)
+    )))
 {%- endmacro %}
 
 

@@ -87,21 +87,34 @@ edge_stats as (
 
 ),
 
-cluster_edges as (
+cluster_edge_ratios as (
 
+    -- a cluster's accepted edges grouped by union size: the exact mean below sums one fraction per group
     select
         clusters.cluster_id,
-        count(*) as cluster_edges,
-        min(duplicate_pairs.jaccard) as cluster_min_edge_jaccard,
-        -- the exact mean of the edges' shared / union ratios: the same bits on every engine and build
-        {{ mean_of_ratios("duplicate_pairs.shared_shingles", "duplicate_pairs.union_shingles") }}
-            as cluster_mean_edge_jaccard
+        duplicate_pairs.union_shingles,
+        count(*) as edges,
+        sum(duplicate_pairs.shared_shingles) as shared_shingles,
+        min(duplicate_pairs.jaccard) as min_edge_jaccard
     from duplicate_pairs
     inner join clusters on duplicate_pairs.left_doc_id = clusters.doc_id
     -- under clustering strict an accepted edge may join two clusters: it is not one of either's edges
     inner join clusters as right_clusters
         on duplicate_pairs.right_doc_id = right_clusters.doc_id and clusters.cluster_id = right_clusters.cluster_id
-    group by clusters.cluster_id
+    group by clusters.cluster_id, duplicate_pairs.union_shingles
+
+),
+
+cluster_edges as (
+
+    select
+        cluster_id,
+        cast(sum(edges) as bigint) as cluster_edges,
+        min(min_edge_jaccard) as cluster_min_edge_jaccard,
+        -- the exact mean of the edges' shared / union ratios: the same bits on every engine and build
+        {{ mean_of_ratios("shared_shingles", "union_shingles", "edges") }} as cluster_mean_edge_jaccard
+    from cluster_edge_ratios
+    group by cluster_id
 
 ),
 

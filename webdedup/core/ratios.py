@@ -14,19 +14,24 @@ from fractions import Fraction
 
 
 def mean_of_ratios(pairs: Iterable[Sequence[int] | None] | None) -> float | None:
-    """The mean of numerator / denominator over ``pairs`` ([numerator, denominator] each), correctly
-    rounded to a double; a ratio with denominator 0 counts as 0.0 (as exact Jaccard scores two empty
-    sets).  None for no pairs.  Pairs are grouped by denominator first, so a cluster with many edges
-    sums few fractions."""
+    """The mean of numerator / denominator over ``pairs``, correctly rounded to a double; a ratio with
+    denominator 0 counts as 0.0 (as exact Jaccard scores two empty sets).  None for no ratios.
+
+    Each entry is [numerator, denominator] (one ratio) or [numerator_sum, denominator, count]: ``count``
+    ratios with that denominator whose numerators sum to ``numerator_sum``, so that SQL can group a
+    cluster's millions of edges by denominator before the list reaches Python (the mean is the same)."""
     if pairs is None:
         return None
     numerators: dict[int, int] = defaultdict(int)
     count = 0
     for pair in pairs:
-        if pair is None or pair[0] is None or pair[1] is None:
-            raise ValueError(f"mean_of_ratios: a ratio with a null part: {pair!r}")
+        if pair is None or len(pair) not in (2, 3) or any(part is None for part in pair):
+            raise ValueError(f"mean_of_ratios: a ratio with a null or missing part: {pair!r}")
         numerator, denominator = int(pair[0]), int(pair[1])
-        count += 1
+        weight = int(pair[2]) if len(pair) == 3 else 1
+        if weight < 0:
+            raise ValueError(f"mean_of_ratios: a negative count: {pair!r}")
+        count += weight
         if denominator:
             numerators[denominator] += numerator
     if not count:

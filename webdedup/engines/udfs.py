@@ -180,8 +180,9 @@ UDFS = (
         (("ratios", "bigint[][]"),),
         "double",
         BOTH,
-        "The exact mean of a list of [numerator, denominator] integer ratios, rounded once to a double: "
-        "the same value whatever the list's order (cluster_mean_edge_jaccard).",
+        "The exact mean of a list of [numerator, denominator] integer ratios (or [numerator_sum, "
+        "denominator, count] for count ratios of one denominator), rounded once to a double: the same "
+        "value whatever the list's order (cluster_mean_edge_jaccard).",
     ),
     Udf(
         "webdedup_shared_shingles",

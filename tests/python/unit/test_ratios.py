@@ -28,7 +28,7 @@ def test_small_means_by_hand():
 
 
 def test_a_null_part_is_an_error_naming_the_ratio():
-    with pytest.raises(ValueError, match=r"null part: \[1, None\]"):
+    with pytest.raises(ValueError, match=r"null or missing part: \[1, None\]"):
         mean_of_ratios([[1, 2], [1, None]])
 
 
@@ -52,3 +52,22 @@ def test_agrees_with_decimal_arithmetic_on_random_jaccard_lists():
             union = rng.randint(1, 5000)
             pairs.append([rng.randint(0, union), union])
         assert mean_of_ratios(pairs) == decimal_mean(pairs)
+
+
+def test_grouped_entries_give_the_mean_of_the_ratios_they_stand_for():
+    """[numerator_sum, denominator, count] stands for count ratios of that denominator: the same mean as
+    the ratios listed one by one (what SQL hands over after grouping a cluster's edges by union size)."""
+    rng = random.Random(11)
+    for _ in range(200):
+        pairs = [[rng.randint(0, 40), rng.choice([40, 41, 57])] for _ in range(rng.randint(1, 50))]
+        grouped = {}
+        for numerator, denominator in pairs:
+            total, count = grouped.get(denominator, (0, 0))
+            grouped[denominator] = (total + numerator, count + 1)
+        entries = [[total, denominator, count] for denominator, (total, count) in grouped.items()]
+        assert mean_of_ratios(entries) == decimal_mean(pairs)
+    assert mean_of_ratios([[0, 0, 3], [2, 2, 1]]) == 0.25  # empty sets score 0.0, counted three times
+    with pytest.raises(ValueError, match="negative count"):
+        mean_of_ratios([[1, 2, -1]])
+    with pytest.raises(ValueError, match="null or missing part"):
+        mean_of_ratios([[1]])

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from fractions import Fraction
 
 import duckdb
 import pyarrow as pa
@@ -266,6 +267,42 @@ def test_hot_bucket_gives_brute_force_clusters_without_quadratic_pairs(tmp_path)
         0
     ][0]
     assert candidates < 2 * len(ids)  # star form: hot - 1 rows for the hot bucket, not hot * (hot - 1) / 2
+
+
+def test_a_cluster_of_near_identical_pages_has_exact_edge_statistics_and_hops(tmp_path):
+    """300 near-identical pages (benchmarks/near_duplicate_cluster.py: about 44,000 accepted edges, few
+    distinct union sizes) among 60 others: the cluster's edge count, its exact mean edge Jaccard (the
+    edges are grouped by union size before the mean) and every member's hops from the representative
+    equal a brute force over the accepted edges, each of which is at or above the threshold by the
+    spec's functions."""
+    from benchmarks.near_duplicate_cluster import corpus
+
+    table = corpus(300, 60, seed=3)
+    pq.write_table(table, tmp_path / "docs.parquet")
+    _build(tmp_path, tmp_path / "docs.parquet", check=True)
+    out = tmp_path / "out"
+    bodies = dict(zip(table["doc_id"].to_pylist(), table["body"].to_pylist(), strict=True))
+    sets = {d: frozenset(ref.token_shingles(ref.normalize_text(b).split())) for d, b in bodies.items()}
+    edges = duckdb.sql(f"select left_doc_id, right_doc_id from '{out / 'duplicate_pairs.csv'}'").fetchall()
+    ratio = {(a, b): Fraction(len(sets[a] & sets[b]), len(sets[a] | sets[b])) for a, b in edges}
+    assert len(edges) > 40_000 and min(ratio.values()) >= Fraction(7, 10)
+    inspection = duckdb.sql(
+        "select doc_id, representative_doc_id, hops_from_representative, cluster_edges,"
+        f" cluster_mean_edge_jaccard from '{out / 'cluster_inspection.csv'}'"
+    ).fetchall()
+    assert {row[0] for row in inspection} == {d for d in bodies if d.startswith("near")}
+    (representative,) = {row[1] for row in inspection}
+    assert {(row[3], row[4]) for row in inspection} == {(len(edges), float(sum(ratio.values()) / len(edges)))}
+    neighbours = {d: set() for d in bodies}
+    for a, b in edges:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+    hops, frontier, distance = {representative: 0}, {representative}, 0
+    while frontier:
+        distance += 1
+        frontier = {n for d in frontier for n in neighbours[d]} - hops.keys()
+        hops.update(dict.fromkeys(frontier, distance))
+    assert {row[0]: row[2] for row in inspection} == hops
 
 
 READER = """
