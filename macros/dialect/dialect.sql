@@ -320,6 +320,25 @@
 {%- endmacro %}
 
 
+{#-
+  line_key(expression): a line as boilerplate_filter compares lines: carriage returns dropped, then
+  ASCII spaces (and only those) trimmed from both ends.  DuckDB's one-argument trim also removes Unicode
+  spaces (no-break, em, ideographic) and Spark's does not, so a page of code indented with &nbsp; (the
+  Rust Reference) gave the two engines different boilerplate lines; both now trim the same character.
+-#}
+{% macro line_key(expression) %}
+    {{- return(adapter.dispatch("line_key", "web_text_dedup")(expression)) -}}
+{% endmacro %}
+
+{% macro duckdb__line_key(expression) -%}
+    trim(replace({{ expression }}, chr(13), ''), ' ')
+{%- endmacro %}
+
+{% macro spark__line_key(expression) -%}
+    trim(both ' ' from replace({{ expression }}, chr(13), ''))
+{%- endmacro %}
+
+
 {#- The lines of a text (split on line feeds) as a list. -#}
 {% macro split_lines(expression) %}
     {{- return(adapter.dispatch("split_lines", "web_text_dedup")(expression)) -}}

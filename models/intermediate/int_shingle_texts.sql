@@ -4,8 +4,8 @@
 
   var boilerplate_filter false (the default, the spec): the body itself, a view over stg_documents.
   true: lines that recur on many pages of the same domain (navigation, headers, footers) are left out:
-  a line (its text with carriage returns dropped and spaces trimmed; empty lines are ignored) is
-  boilerplate on a domain with at least boilerplate_min_pages distinct bodies when more than
+  a line (its text with carriage returns dropped and ASCII spaces trimmed: macro line_key; empty lines
+  are ignored) is boilerplate on a domain with at least boilerplate_min_pages distinct bodies when more than
   boilerplate_max_share of those distinct bodies contain it.  Bodies are counted once however many
   pages repeat them, so mirrors and copies on one site never make their own text boilerplate.  A line
   found to be boilerplate on some domain is left out of every page that holds it, so a copy of a page on
@@ -34,7 +34,7 @@ lines as (
         body_hash,
         line_number,
         line,
-        trim(replace(line, chr(13), '')) as line_key
+        {{ line_key("line") }} as line_key
     from (
         select
             doc_id,
@@ -100,7 +100,7 @@ filtered as (
         select
             doc_id,
             count(*) filter (where is_boilerplate) as boilerplate_lines,
-            count(*) filter (where not is_boilerplate and trim(replace(line, chr(13), '')) <> '') as text_lines,
+            count(*) filter (where not is_boilerplate and {{ line_key("line") }} <> '') as text_lines,
             {{ ordered_string_agg("case when is_boilerplate then '' else line end", "line_number", "chr(10)") }}
                 as filtered_body
         from marked_lines

@@ -1,4 +1,4 @@
-"""boilerplate_filter on real documentation HTML (real_docs/README.md: 27 pages of the Cargo book and the
+"""boilerplate_filter on real documentation HTML (real_docs/README.md: 31 pages of the Cargo book and the
 Rust Reference, mdbook sites with a shared sidebar and help text), written as WARC with planted mirrors on
 another host and one-word revisions, read by the pipeline (Resiliparse's main text), against an
 independent brute force of the filter over the extracted bodies.
