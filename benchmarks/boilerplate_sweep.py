@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.python.helpers import real_docs
 from tests.python.helpers import templated_sites as ts
-from webdedup.core import reference as ref
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,11 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"max_share": share, "distinct_pairs_merged": len(merged), "plants_missed": missed}))
         if args.html and share == args.show_share:
             for a, b in merged:
-                print(f"    merged {_jaccard(texts[a], texts[b]):.3f}  {a}  {b}")
+                print(f"    merged {ts.reference_jaccard(texts[a], texts[b]):.3f}  {a}  {b}")
             for copy, (original, kind) in plants.items():
                 if components[copy] != components[original]:
                     words = len((texts[original] or "").split())
-                    jaccard = _jaccard(texts[copy], texts[original])
+                    jaccard = ts.reference_jaccard(texts[copy], texts[original])
                     print(f"    missed {jaccard:.3f}  {kind} of {original} ({words} words)")
     return 0
 
@@ -70,11 +69,6 @@ def _html_sites(specs: list[str]) -> dict[str, dict[str, str]]:
             os.path.relpath(p, root): Path(p).read_text(encoding="utf-8", errors="replace") for p in paths
         }
     return sites
-
-
-def _jaccard(left: str, right: str) -> float:
-    sets = [frozenset(ref.token_shingles(ref.normalize_text(t or "").split())) for t in (left, right)]
-    return ref.jaccard(*sets)
 
 
 if __name__ == "__main__":

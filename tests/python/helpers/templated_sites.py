@@ -118,9 +118,19 @@ def filtered_texts(table: pa.Table, max_share: float, min_pages: int) -> dict[st
     return out
 
 
+def shingle_set(text: str | None) -> frozenset:
+    """The spec's shingle set of a text (None: empty)."""
+    return frozenset(ref.token_shingles(ref.normalize_text(text or "").split()))
+
+
+def reference_jaccard(left: str | None, right: str | None) -> float:
+    """The spec's exact Jaccard of two texts' shingle sets."""
+    return ref.jaccard(shingle_set(left), shingle_set(right))
+
+
 def duplicate_components(texts: dict[str, str], threshold: float = THRESHOLD) -> dict[str, str]:
     """doc_id -> smallest doc_id of its component of all pairs with reference Jaccard >= threshold."""
-    sets = {d: frozenset(ref.token_shingles(ref.normalize_text(t or "").split())) for d, t in texts.items()}
+    sets = {d: shingle_set(t) for d, t in texts.items()}
     ids = sorted(sets)
     parent = {d: d for d in ids}
 

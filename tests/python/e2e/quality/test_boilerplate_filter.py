@@ -16,7 +16,6 @@ import pytest
 from tests.python.helpers import templated_sites as ts
 from tests.python.helpers.dbt_runner import run_dbt
 from tests.python.helpers.project import project_vars
-from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
 
@@ -26,11 +25,6 @@ def _explain(run, left, right) -> str:
         ["run-operation", "explain_pair", "--args", f"{{left: {left}, right: {right}, database: build}}"],
         db_path=run / "db.duckdb",
     ).stdout
-
-
-def _reference_jaccard(left: str, right: str) -> float:
-    sets = [frozenset(ref.token_shingles(ref.normalize_text(t).split())) for t in (left, right)]
-    return ref.jaccard(*sets)
 
 
 def _build(run, corpus, **extra):
@@ -113,13 +107,13 @@ def test_explain_pair_scores_the_text_the_build_shingled(sites):
     runs = ((work / "default", default_texts, False), (work / "filtered", filtered_texts, True))
     for run, texts, filtered in runs:
         out = _explain(run, left, right)
-        expected = _reference_jaccard(texts[left], texts[right])
+        expected = ts.reference_jaccard(texts[left], texts[right])
         jaccard = float(out.split("exact Jaccard: ", 1)[1].split(" ", 1)[0])
         assert jaccard == pytest.approx(expected, abs=1e-12), out
         assert ("boilerplate_filter=true" in out) == filtered
         assert ("of the text left after boilerplate_filter" in out) == filtered
     assert (
-        _reference_jaccard(filtered_texts[left], filtered_texts[right])
+        ts.reference_jaccard(filtered_texts[left], filtered_texts[right])
         < 0.7
-        <= _reference_jaccard(default_texts[left], default_texts[right])
+        <= ts.reference_jaccard(default_texts[left], default_texts[right])
     )
