@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # make ``benchmarks``, ``webdedup`` importable
@@ -75,8 +76,20 @@ def disk_parts(work: Path) -> dict[str, int]:
     }
 
 
+def tree_rss() -> int:
+    """Summed RSS (bytes) of this process's children and their descendants: the build's processes."""
+    import psutil
+
+    total = 0
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            total += child.memory_info().rss
+    return total
+
+
 class DiskSampler:
-    """Samples ``disk_parts(work)`` on a thread until stopped; keeps each part's and the total's peak.
+    """Samples ``disk_parts(work)`` on a thread until stopped; keeps each part's and the total's peak,
+    and the build's RSS over time (``rss``: (UTC time, bytes) pairs) for each stage's peak.
 
     Guard: when the file system's free space falls below ``min_free_bytes``, the build (every child
     process of this benchmark) is terminated, so that a build too large for the disk stops before it
@@ -88,6 +101,7 @@ class DiskSampler:
         self.peaks = dict.fromkeys(DISK_PARTS, 0)
         self.peak_total = 0
         self.samples = 0
+        self.rss: list[tuple[datetime, int]] = []
         self.stopped = ""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -97,6 +111,7 @@ class DiskSampler:
         for name, value in parts.items():
             self.peaks[name] = max(self.peaks[name], value)
         self.peak_total = max(self.peak_total, sum(parts.values()))
+        self.rss.append((datetime.now(UTC), tree_rss()))
         self.samples += 1
         free = shutil.disk_usage(self.work).free
         if self.min_free_bytes and free < self.min_free_bytes and not self.stopped:
@@ -123,10 +138,16 @@ class DiskSampler:
         self._sample()
 
 
-def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
-    work = Path(args.work).resolve() / str(docs)
-    print(f"[{docs:,}] corpus ...", file=sys.stderr, flush=True)
-    corpus = rb.ensure_corpus(work, docs, args.seed, 0, workers=max(1, args.threads))
+def run_size(docs: int, args: argparse.Namespace, rss_method: str, given: Path | None = None) -> dict:
+    """Build one corpus: the generated one of `docs` documents, or the file `given` (--corpus)."""
+    work = Path(args.work).resolve() / (given.stem if given else str(docs))
+    print(f"[{given or f'{docs:,}'}] corpus ...", file=sys.stderr, flush=True)
+    if given:
+        work.mkdir(parents=True, exist_ok=True)
+        corpus = {"path": str(given), "stats": rb.corpus_stats(given)}
+        docs = corpus["stats"]["documents"]
+    else:
+        corpus = rb.ensure_corpus(work, docs, args.seed, 0, workers=max(1, args.threads))
     corpus_path = Path(corpus["path"])
     print(f"[{docs:,}] dbt build ...", file=sys.stderr, flush=True)
     rb.clear_build(work)  # before sampling: an earlier build's files are not this one's disk
@@ -140,6 +161,7 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
             rss_method=rss_method,
             publish=not args.no_publish,
         )
+    stage_peak_rss(work / "target" / "run_results.json", dbt.get("stages", []), sampler.rss)
     if dbt["returncode"] != 0:
         print(f"[{docs:,}] dbt failed:\n{rb._log_tail(dbt['log'])}", file=sys.stderr)
     result = {
@@ -152,14 +174,36 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str) -> dict:
         "disk_samples": sampler.samples,
         "disk_guard": sampler.stopped,
         "published": not args.no_publish,
+        "corpus": str(given) if given else "generated",
     }
-    if docs == args.rensa_at:
+    if docs == args.rensa_at or (given and args.rensa_at):
         print(f"[{docs:,}] rensa ...", file=sys.stderr, flush=True)
         rensa = rb.run_baseline("rensa", corpus_path, work, threads=args.threads, rss_method=rss_method)
         result["rensa"] = rensa
         if rensa["returncode"] == 0 and dbt["returncode"] == 0:
             result["rensa_over_dbt_wall"] = round(rensa["wall_seconds"] / dbt["wall_seconds"], 2)
     return result
+
+
+def stage_peak_rss(run_results: Path, stages: list[dict], samples: list[tuple[datetime, int]]) -> None:
+    """Add ``peak_rss_mb`` to each stage: the build's highest sampled RSS while the stage ran (from its
+    compile start to its execute end in run_results.json, export post-hooks included).  Stages run two at
+    a time, so the figure is the whole build's memory in that window, not the stage's own."""
+    if not run_results.exists():
+        return
+    windows = {}
+    for item in json.loads(run_results.read_text(encoding="utf-8"))["results"]:
+        times = [
+            datetime.fromisoformat(t[key])
+            for t in item.get("timing", [])
+            for key in ("started_at", "completed_at")
+        ]
+        if times:
+            windows[item["unique_id"]] = (min(times), max(times))
+    for stage in stages:
+        start, end = windows.get(stage.get("unique_id"), (None, None))
+        inside = [rss for at, rss in samples if start and start <= at <= end]
+        stage["peak_rss_mb"] = round(max(inside) / 1e6) if inside else None
 
 
 def _gb(value: int | float) -> str:
@@ -187,6 +231,7 @@ def format_results(results: list[dict], settings: dict) -> str:
             f"{item['disk_peak_total'] / item['input_bytes']:6.2f} {_gb(peaks['database']):>9} "
             f"{_gb(peaks['spill']):>9} {_gb(peaks['outputs']):>9} {_gb(peaks['published']):>9}"
             + ("" if ok else f"  FAILED (exit {dbt['returncode']}) {item.get('disk_guard', '')}")
+            + ("" if item.get("corpus", "generated") == "generated" else f"  {item['corpus']}")
         )
         previous = dbt["wall_seconds"] if ok else None
     lines.append(
@@ -207,15 +252,26 @@ def format_results(results: list[dict], settings: dict) -> str:
         for stage in item["dbt"].get("stages", []):
             if stage["name"] not in names:
                 names.append(stage["name"])
-    lines += ["", f"  {'stage seconds':<28}" + "".join(f"{item['documents']:>12,}" for item in results)]
+    lines += [
+        "",
+        f"  {'stage seconds (peak RSS GB)':<28}" + "".join(f"{item['documents']:>20,}" for item in results),
+    ]
     for name in names:
         row = []
         for item in results:
-            found = next((s["seconds"] for s in item["dbt"].get("stages", []) if s["name"] == name), None)
-            row.append(f"{found:12.2f}" if found is not None else f"{'-':>12}")
+            found = next((s for s in item["dbt"].get("stages", []) if s["name"] == name), None)
+            rss = found and found.get("peak_rss_mb")
+            row.append(
+                f"{found['seconds']:12.2f}" + (f" ({rss / 1e3:5.2f})" if rss else " " * 8)
+                if found
+                else f"{'-':>20}"
+            )
         lines.append(f"  {name:<28}" + "".join(row))
     for label, key in (("tests (summed)", "test_seconds"), ("dbt elapsed", "elapsed_seconds")):
-        lines.append(f"  {label:<28}" + "".join(f"{item['dbt'].get(key) or 0:12.2f}" for item in results))
+        lines.append(
+            f"  {label:<28}" + "".join(f"{item['dbt'].get(key) or 0:12.2f}        " for item in results)
+        )
+    lines.append("  peak RSS: the whole build's, sampled while the stage ran (two stages run at once)")
     return "\n".join(lines)
 
 
@@ -317,11 +373,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rensa-at", type=int, default=1_000_000, help="run rensa beside dbt at this size (0: never)"
     )
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        type=Path,
+        default=[],
+        help="build this Parquet corpus (the generator's columns; e.g. from benchmarks/prose_corpus.py) "
+        "instead of generated ones; repeatable; rensa runs beside it unless --rensa-at 0",
+    )
     parser.add_argument("--seed", type=int, default=rb.generate_corpus.DEFAULT_SEED)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--memory-limit", default="", help="DEDUP_MEMORY_LIMIT (default: the project's)")
     parser.add_argument("--work", default=str(ROOT / "bench_work" / "scale"))
-    parser.add_argument("--svg", default=str(ROOT / "docs" / "benchmarks_cost_curve.svg"))
+    parser.add_argument(
+        "--svg", help="cost curve picture (default docs/benchmarks_cost_curve.svg; none with --corpus)"
+    )
     parser.add_argument("--json", help="write all figures to this JSON file")
     parser.add_argument("--rss", choices=("auto", "time", "psutil"), default="auto")
     parser.add_argument(
@@ -351,11 +417,14 @@ def main(argv: list[str] | None = None) -> int:
         "published_copy": not args.no_publish,
     }
     results = []
-    for docs in sizes:
-        results.append(run_size(docs, args, rss_method))
+    runs = [(0, path.resolve()) for path in args.corpus] or [(docs, None) for docs in sizes]
+    for docs, given in runs:
+        results.append(run_size(docs, args, rss_method, given))
         print(format_results(results, settings), file=sys.stderr, flush=True)
     report = {"settings": settings, "sizes": results}
     print(format_results(results, settings))
+    if args.svg is None and not args.corpus:
+        args.svg = str(ROOT / "docs" / "benchmarks_cost_curve.svg")
     if args.svg:
         Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
         Path(args.svg).write_text(cost_curve_svg(results), encoding="utf-8")

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from webdedup.core.kernels import intersections
+from webdedup.engines.duckdb_memory import lend
 
 #: Output schema: the counts are int32 like int_shingle_sets.shingle_count, shared is a BIGINT.
 SCHEMA = pa.schema(
@@ -61,6 +62,26 @@ def _sets(table) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     offsets = np.asarray(lists.offsets, dtype=np.int64)
     values = lists.values.to_numpy(zero_copy_only=False).view(np.uint64)
     return doc_ids.cast(pa.string()), values, offsets
+
+
+def _resident(connection, query: str, expected: int) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """``_sets`` of a block's sets, streamed from DuckDB into one array of ``expected`` hashes (the sets'
+    shingle_count summed): the block is held once, where a fetched Arrow table is DuckDB's result and
+    its Arrow copy, about twice the block at its peak.  More hashes than expected grow the array."""
+    ids, values, offsets, used = [], np.empty(expected, dtype=np.uint64), [np.zeros(1, dtype=np.int64)], 0
+    for batch in connection.sql(query).to_arrow_reader(STREAM_ROWS):
+        batch_ids, batch_values, batch_offsets = _sets(batch)
+        batch_values = batch_values[batch_offsets[0] : batch_offsets[-1]]
+        if used + len(batch_values) > len(values):
+            grown = np.empty(used + len(batch_values), dtype=np.uint64)
+            grown[:used] = values[:used]
+            values = grown
+        values[used : used + len(batch_values)] = batch_values
+        offsets.append(batch_offsets[1:] - batch_offsets[0] + used)
+        ids.append(batch_ids)
+        used += len(batch_values)
+    doc_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
+    return doc_ids, values[:used], np.concatenate(offsets)
 
 
 def _positions(keys: pa.Array, value_set: pa.Array, what: str) -> np.ndarray:
@@ -114,8 +135,10 @@ def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes
         blocks = connection.execute(f"""
             select block, min(doc_id), max(doc_id) from {lows_table} group by block order by block
         """).fetchall()
-        for block, first, last in blocks:
-            yield from _block(connection, pairs_table, lows_table, sets_table, block, first, last)
+        # the resident block lives outside DuckDB: DuckDB's cache makes room for it (duckdb_memory.lend)
+        with lend(connection, 2 * budget):
+            for block, first, last in blocks:
+                yield from _block(connection, pairs_table, lows_table, sets_table, block, first, last)
     finally:
         connection.execute(f"drop table if exists {pairs_table}; drop table if exists {lows_table}")
 
@@ -129,14 +152,15 @@ def _block(connection, pairs_table, lows_table, sets_table, block, first, last):
     """).to_arrow_table()
     low_ids = pairs.column("low_doc_id").combine_chunks().cast(pa.string())
     high_ids = pairs.column("high_doc_id").combine_chunks().cast(pa.string())
-    resident = connection.sql(f"""
-        select sets.doc_id, sets.shingle_set
+    in_lows = f"""
         from {sets_table} as sets
         where sets.doc_id {in_block}
             and sets.doc_id in (select doc_id from {lows_table} where block = {int(block)})
-    """).to_arrow_table()
-    resident_ids, resident_values, resident_offsets = _sets(resident)
-    del resident
+    """
+    expected = connection.sql(f"select coalesce(sum(sets.shingle_count), 0) {in_lows}").fetchall()[0][0]
+    resident_ids, resident_values, resident_offsets = _resident(
+        connection, f"select sets.doc_id, sets.shingle_set {in_lows}", int(expected)
+    )
     low_rows = _positions(low_ids, resident_ids, "low")
     left_starts, left_ends = resident_offsets[low_rows], resident_offsets[low_rows + 1]
     # pairs are sorted by high document: each distinct high document owns one run of pair rows

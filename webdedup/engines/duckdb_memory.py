@@ -6,12 +6,18 @@ between them, outside DuckDB's limit.  The project's default is a quarter of the
 may use (physical memory, or a lower cgroup limit in a container), at most 3 GB and at least 1 GB: a
 1M-page build then peaks under 4 GB, and a 16 GB laptop keeps three quarters of its memory.
 ``DEDUP_MEMORY_LIMIT`` (any DuckDB size, e.g. ``8GB``) overrides it.
+
+DuckDB fills its limit with cached table blocks, so a Python model that holds a large buffer of its own
+(the blocked exact-Jaccard merge's resident sets) borrows that much of the limit while it runs
+(``lend``): DuckDB's limit plus the Python buffers stay within the configured limit plus the interpreter.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import threading
 from pathlib import Path
 
 ENV_VAR = "DEDUP_MEMORY_LIMIT"
@@ -46,3 +52,51 @@ def memory_limit(environ=os.environ) -> str:
     """``DEDUP_MEMORY_LIMIT`` when set (and not empty), else the machine-derived default."""
     chosen = environ.get(ENV_VAR, "").strip()
     return chosen or default_memory_limit(machine_memory_bytes())
+
+
+_UNITS = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?)b?\s*$", re.IGNORECASE)
+_lent = {"bytes": 0, "configured": None}
+_lending = threading.Lock()
+
+
+def size_bytes(text: str) -> int | None:
+    """Bytes of a DuckDB size such as ``3000MB``, ``3GB``, ``2.5GiB`` (KB = 1000, KiB = 1024); None for
+    anything else (a percentage, an unknown unit)."""
+    found = _SIZE.match(str(text or ""))
+    if not found or (not found.group(2) and found.group(3)):
+        return None
+    unit = found.group(2).lower()
+    scale = 1024 ** "bkmgt".index(unit or "b") if found.group(3) else _UNITS[unit]
+    return int(float(found.group(1)) * scale)
+
+
+def remember_configured(limit: str) -> None:
+    """The limit the dbt connection was opened with (the plugin calls this): what ``lend`` lowers."""
+    _lent["configured"] = limit
+
+
+@contextlib.contextmanager
+def lend(connection, nbytes: int):
+    """Lower DuckDB's memory limit by ``nbytes`` (at most half of it) while the caller holds that much
+    outside DuckDB, and restore it after; concurrent lenders add up.  Without a known limit, a no-op."""
+    configured = _lent["configured"] or memory_limit()
+    limit = size_bytes(configured)
+    if not limit or nbytes <= 0:
+        yield
+        return
+    with _lending:
+        lent = min(int(nbytes), limit // 2 - _lent["bytes"])
+        _lent["bytes"] += max(lent, 0)
+        connection.execute(f"set memory_limit = '{(limit - _lent['bytes']) // 1000**2}MB'")
+    try:
+        yield
+    finally:
+        with _lending:
+            _lent["bytes"] -= max(lent, 0)
+            remaining = _lent["bytes"]
+            connection.execute(
+                f"set memory_limit = '{(limit - remaining) // 1000**2}MB'"
+                if remaining
+                else f"set memory_limit = '{configured}'"
+            )

@@ -13,7 +13,7 @@ from dbt.adapters.duckdb.credentials import Attachment
 from dbt.adapters.duckdb.plugins import BasePlugin
 from dbt_common.exceptions import DbtRuntimeError
 
-from webdedup.engines.duckdb_memory import memory_limit
+from webdedup.engines.duckdb_memory import memory_limit, remember_configured
 from webdedup.engines.udfs import DUCKDB, for_engine
 from webdedup.outputs.guards import database_lock_problem
 
@@ -60,6 +60,7 @@ class Plugin(BasePlugin):
     def update_connection_config(self, creds, config: dict) -> None:
         """DuckDB's memory limit: DEDUP_MEMORY_LIMIT, else a share of this machine's (duckdb_memory.py)."""
         config.setdefault("memory_limit", memory_limit())
+        remember_configured(config["memory_limit"])
 
     def configure_connection(self, conn) -> None:
         # runs just before dbt-duckdb attaches the build file: a lock held by another process is one line

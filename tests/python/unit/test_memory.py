@@ -33,3 +33,52 @@ def test_the_plugin_puts_the_limit_into_duckdbs_connection_config(monkeypatch):
     kept = {"memory_limit": "2GB"}  # a profile's config_options entry wins
     Plugin.update_connection_config(None, None, kept)
     assert kept == {"memory_limit": "2GB"}
+
+
+def test_sizes_parse_as_duckdb_reads_them():
+    assert memory.size_bytes("3000MB") == memory.size_bytes("3GB") == memory.size_bytes("3 G") == 3 * 10**9
+    assert memory.size_bytes("2.5GiB") == int(2.5 * 2**30)
+    assert memory.size_bytes("512KiB") == 512 * 1024
+    for unknown in ("80%", "", "GB", "3XB", None):
+        assert memory.size_bytes(unknown) is None
+
+
+def _limit(connection) -> int:
+    """DuckDB's current limit in bytes (it reports binary units to a tenth, rounded down)."""
+    return memory.size_bytes(connection.execute("select current_setting('memory_limit')").fetchall()[0][0])
+
+
+def test_a_lender_lowers_the_limit_while_it_runs_and_restores_it(monkeypatch):
+    monkeypatch.setitem(memory._lent, "configured", "3000MB")
+    monkeypatch.setitem(memory._lent, "bytes", 0)
+    connection = duckdb.connect(config={"memory_limit": "3000MB"})
+    before = _limit(connection)
+    with memory.lend(connection.cursor(), 1000 * 10**6):
+        during = _limit(connection)  # the setting is the database's, seen from every cursor
+        with memory.lend(connection.cursor(), 1000 * 10**6):  # two lenders add up, capped at half
+            assert abs(_limit(connection) - 1500 * 10**6) < 0.1 * 2**30
+        assert _limit(connection) == during
+    assert abs(during - 2000 * 10**6) < 0.1 * 2**30
+    assert _limit(connection) == before
+    assert memory._lent["bytes"] == 0
+
+
+def test_a_lender_restores_the_limit_when_the_caller_fails(monkeypatch):
+    monkeypatch.setitem(memory._lent, "configured", "2GB")
+    monkeypatch.setitem(memory._lent, "bytes", 0)
+    connection = duckdb.connect(config={"memory_limit": "2GB"})
+    before = _limit(connection)
+    try:
+        with memory.lend(connection, 500 * 10**6):
+            raise RuntimeError("the model failed")
+    except RuntimeError:
+        pass
+    assert _limit(connection) == before
+
+
+def test_an_unknown_limit_lends_nothing(monkeypatch):
+    monkeypatch.setitem(memory._lent, "configured", "80%")
+    connection = duckdb.connect(config={"memory_limit": "80%"})
+    before = _limit(connection)
+    with memory.lend(connection, 500 * 10**6):
+        assert _limit(connection) == before
