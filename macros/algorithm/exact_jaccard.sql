@@ -147,9 +147,10 @@
 {#-
   candidate_anchor_jaccard(pairs, shingle_sets): exact_jaccard's columns for scored_pairs' distinct
   candidate anchor pairs (`pairs`: low_doc_id, high_doc_id, the distinct least/greatest of
-  int_candidate_pairs' two anchors).  On DuckDB the pairs are counted by int_anchor_intersections, a
-  blocked merge whose memory does not grow with the corpus (joining every pair to both of its sets in
-  SQL spilled tens of GB at 5M pages); the other engines use exact_jaccard on the same pairs.
+  int_candidate_pairs' two anchors).  On DuckDB the pairs of two anchors are counted by
+  int_anchor_intersections, a blocked merge whose memory does not grow with the corpus (joining every pair
+  to both of its sets in SQL spilled tens of GB at 5M pages), and a pair inside a group of identical sets
+  shares all of its shingles; the other engines use exact_jaccard on the same pairs.
 -#}
 {% macro candidate_anchor_jaccard(pairs, shingle_sets) %}
     {{- return(adapter.dispatch("candidate_anchor_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
@@ -164,6 +165,14 @@
             low_shingle_count + high_shingle_count as both_counts,
             shared_shingles
         from {{ ref("int_anchor_intersections") }}
+        union all
+        select
+            doc_id as low_doc_id,
+            doc_id as high_doc_id,
+            2 * shingle_count as both_counts,
+            shingle_count as shared_shingles
+        from {{ ref("int_shingle_set_groups") }}
+        where is_anchor and group_size > 1
     )
     {{ duckdb__jaccard_from_counts("jaccard_counts") }}
 {% endmacro %}

@@ -1,21 +1,23 @@
-"""The intersection size of the shingle sets of every distinct candidate anchor pair (DuckDB only).
+"""The intersection size of the shingle sets of every pair of int_anchor_pairs (DuckDB only).
 
 A thin adapter over webdedup/engines/blocked_jaccard.py (the engine's ``anchor_intersections``): the
 pairs are scored in blocks of their low documents, so memory stays bounded by var jaccard_block_mb
 whatever the number of pairs; macros/algorithm/exact_jaccard.sql (candidate_anchor_jaccard) turns the
-counts into scored_pairs' Jaccard.  On Spark this model is disabled and scored_pairs joins the shingle
-rows instead.
+counts into scored_pairs' Jaccard.  Incremental: a build counts only the pairs the table lacks (its
+pre-hook deletes those no longer current).  On Spark this model is disabled and scored_pairs joins the
+shingle rows instead.
 """
 
 from webdedup.engines import models_for
 
 
 def model(dbt, session):
-    # enabled on DuckDB only, and the block budget: _intermediate__models.yml
+    # enabled on DuckDB only, incremental, the pre-hook and the block budget: _intermediate__models.yml
     block_mb = dbt.config.get("jaccard_block_mb")
     return models_for(session).anchor_intersections(
         session,
-        candidates=dbt.ref("int_candidate_pairs"),
+        anchor_pairs=dbt.ref("int_anchor_pairs"),
         shingle_sets=dbt.ref("int_shingle_sets"),
         block_mb=block_mb,
+        existing=str(dbt.this) if dbt.is_incremental else None,
     )

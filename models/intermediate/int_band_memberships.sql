@@ -1,6 +1,8 @@
 {#-
   One row per (anchor document, band): the LSH buckets.  Only group anchors take part
-  (see int_shingle_set_groups).
+  (see int_shingle_set_groups).  Incremental on DuckDB: the pre-hook deletes the rows of documents that
+  are no longer an anchor in the same state (macros/algorithm/incremental_lsh.sql), and a build appends
+  the rows of the anchors it lacks: new and changed pages, and new anchors of existing groups.
 -#}
 
 with
@@ -20,11 +22,18 @@ groups as (
 anchors as (
 
     select
-        fingerprints.doc_id,
+        groups.doc_id,
+        groups.shingle_set_key,
+        groups.settings_key,
         fingerprints.band_keys
     from fingerprints
     inner join groups on fingerprints.doc_id = groups.doc_id
-    where groups.is_anchor
+    where
+        groups.is_anchor
+    {% if is_incremental() -%}
+        -- the anchors whose rows are stored (and current: the pre-hook deleted the others) are skipped
+        and not exists (select 1 from {{ this }} as stored where stored.doc_id = groups.doc_id)
+    {%- endif %}
 
 ),
 
@@ -32,6 +41,8 @@ memberships as (
 
     select
         doc_id,
+        shingle_set_key,
+        settings_key,
         {{ explode_list_with_position("band_keys", "band_index", "band_key") }}
     from anchors
 
@@ -40,5 +51,7 @@ memberships as (
 select
     doc_id,
     cast(band_index as integer) as band_index,
-    band_key
+    band_key,
+    shingle_set_key,
+    settings_key
 from memberships

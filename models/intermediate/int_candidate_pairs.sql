@@ -2,9 +2,10 @@
   The global LSH candidate pairs: documents that share at least one band (band_index and band_key),
   over all domains, left_doc_id < right_doc_id, with the number of shared bands.
 
-  The self-join runs over group anchors (one per distinct shingle set).  Each anchor pair (A, B) is
-  expanded back to documents in star form: every member of A is paired with B, and A with every member
-  of B; inside a group, the anchor is paired with each other member (identical sets share every band).
+  The band self-join runs over group anchors (one per distinct shingle set: int_anchor_pairs).  Each
+  anchor pair (A, B) is expanded back to documents in star form: every member of A is paired with B, and
+  A with every member of B; inside a group, the anchor is paired with each other member (identical sets
+  share every band).
   Groups of one document expand to exactly the pairs the plain self-join gives, so the counts equal the
   spec's whenever no two groups of size > 1 meet; a hot bucket of n identical pages yields n - 1 rows
   instead of n * (n - 1) / 2.
@@ -12,9 +13,9 @@
 
 with
 
-memberships as (
+anchor_pairs as (
 
-    select * from {{ ref("int_band_memberships") }}
+    select * from {{ ref("int_anchor_pairs") }}
 
 ),
 
@@ -33,47 +34,6 @@ documents as (
 settings as (
 
     select * from {{ ref("int_run_settings") }}
-
-),
-
-shared_buckets as (
-
-    -- the (band_index, band_key) buckets of two or more anchors, the only ones that give pairs: most
-    -- buckets hold one page, so the self-join below hashes a small share of the memberships
-    -- (75M memberships, ten disjoint copies of the 1M benchmark's: self-join 15.3 s, filtered 9.2 s)
-    select
-        band_index,
-        band_key
-    from memberships
-    group by band_index, band_key
-    having count(*) > 1
-
-),
-
-shared_memberships as (
-
-    select memberships.*
-    from memberships
-    inner join shared_buckets
-        on
-            memberships.band_index = shared_buckets.band_index
-            and memberships.band_key = shared_buckets.band_key
-
-),
-
-anchor_pairs as (
-
-    select
-        l.doc_id as left_anchor_doc_id,
-        r.doc_id as right_anchor_doc_id,
-        count(*) as shared_bands
-    from shared_memberships as l
-    inner join shared_memberships as r
-        on
-            l.band_index = r.band_index
-            and l.band_key = r.band_key
-            and l.doc_id < r.doc_id
-    group by l.doc_id, r.doc_id
 
 ),
 

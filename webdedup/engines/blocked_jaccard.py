@@ -97,18 +97,19 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes: int):
-    """Yield record batches of ``SCHEMA``: the intersection size of every distinct pair of ``pairs_sql``
-    (a query with columns low_doc_id, high_doc_id, low_doc_id <= high_doc_id) over the shingle sets of
-    ``sets_table`` (a table with doc_id, shingle_count, shingle_set), in blocks of at most
-    ``budget_bytes`` of resident sets.  ``connection`` is a DuckDB connection of its own (its temporary
+def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes: int, carry=()):
+    """Yield record batches of ``output_schema(carry)``: the intersection size of every distinct pair of
+    ``pairs_sql`` (a query with columns low_doc_id, high_doc_id, low_doc_id <= high_doc_id) over the
+    shingle sets of ``sets_table`` (a table with doc_id, shingle_count, shingle_set), in blocks of at most
+    ``budget_bytes`` of resident sets, followed by the BIGINT columns ``carry`` of ``pairs_sql`` (functions
+    of the pair), passed through.  ``connection`` is a DuckDB connection of its own (its temporary
     tables are dropped when the stream ends)."""
     suffix = next(_NAMES)
     pairs_table, lows_table = f"webdedup_jaccard_pairs_{suffix}", f"webdedup_jaccard_lows_{suffix}"
     budget = max(int(budget_bytes), 1)
     connection.execute(f"""
         create or replace temp table {pairs_table} as
-        select distinct low_doc_id, high_doc_id from ({pairs_sql}) as pairs
+        select distinct {", ".join(("low_doc_id", "high_doc_id", *carry))} from ({pairs_sql}) as pairs
     """)
     # each low document's block: its set's running size in doc_id order, cut every `budget` bytes
     connection.execute(f"""
@@ -138,15 +139,18 @@ def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes
         # the resident block lives outside DuckDB: DuckDB's cache makes room for it (duckdb_memory.lend)
         with lend(connection, 2 * budget):
             for block, first, last in blocks:
-                yield from _block(connection, pairs_table, lows_table, sets_table, block, first, last)
+                yield from _block(
+                    connection, pairs_table, lows_table, sets_table, (block, first, last), carry
+                )
     finally:
         connection.execute(f"drop table if exists {pairs_table}; drop table if exists {lows_table}")
 
 
-def _block(connection, pairs_table, lows_table, sets_table, block, first, last):
+def _block(connection, pairs_table, lows_table, sets_table, bounds, carry):
+    block, first, last = bounds
     in_block = f"between {_literal(first)} and {_literal(last)}"
     pairs = connection.sql(f"""
-        select low_doc_id, high_doc_id from {pairs_table}
+        select {", ".join(("low_doc_id", "high_doc_id", *carry))} from {pairs_table}
         where low_doc_id {in_block}
         order by high_doc_id, low_doc_id
     """).to_arrow_table()
@@ -216,9 +220,15 @@ def _block(connection, pairs_table, lows_table, sets_table, block, first, last):
             pa.array((left_ends - left_starts).astype(np.int32)),
             pa.array(high_counts),
             pa.array(shared),
+            *(pairs.column(name).combine_chunks().cast(pa.int64()) for name in carry),
         ],
-        schema=SCHEMA,
+        schema=output_schema(carry),
     )
+
+
+def output_schema(carry=()) -> pa.Schema:
+    """``SCHEMA`` followed by the carried BIGINT columns."""
+    return pa.schema([*SCHEMA, *(pa.field(name, pa.int64(), nullable=False) for name in carry)])
 
 
 def _relation_name(relation) -> str:
@@ -230,19 +240,36 @@ def _relation_name(relation) -> str:
     return query[len(prefix) :]
 
 
-def model_stream(session, candidates, shingle_sets, block_mb) -> pa.RecordBatchReader:
-    """int_anchor_intersections: the intersections of the distinct (low, high) anchor pairs of the
-    candidate relation, as a stream read by a connection of its own (``session`` runs the model's
-    ``create table`` while the stream is consumed)."""
+def model_stream(session, anchor_pairs, shingle_sets, block_mb, existing=None) -> pa.RecordBatchReader:
+    """int_anchor_intersections: the intersections of the pairs of ``anchor_pairs`` (int_anchor_pairs)
+    that ``existing`` lacks (the stored table of an incremental build, whose pre-hook deleted the pairs
+    no longer current), with both anchors' shingle set keys, as a stream read by a connection of its
+    own (``session`` runs the model's ``create table`` while the stream is consumed)."""
     text = str(block_mb).strip()
     if not text.isdigit() or int(text) < 1:
         raise ValueError(f"var jaccard_block_mb must be a positive integer (MB), got {block_mb!r}")
     pairs_sql = f"""
         select
-            least(left_anchor_doc_id, right_anchor_doc_id) as low_doc_id,
-            greatest(left_anchor_doc_id, right_anchor_doc_id) as high_doc_id
-        from {_relation_name(candidates)}
+            left_anchor_doc_id as low_doc_id,
+            right_anchor_doc_id as high_doc_id,
+            left_shingle_set_key as low_shingle_set_key,
+            right_shingle_set_key as high_shingle_set_key
+        from {_relation_name(anchor_pairs)} as pairs
     """
+    if existing is not None:
+        pairs_sql += f"""
+        where not exists (
+            select 1 from {existing} as stored
+            where
+                stored.low_doc_id = pairs.left_anchor_doc_id
+                and stored.high_doc_id = pairs.right_anchor_doc_id
+        )"""
+    carry = ("low_shingle_set_key", "high_shingle_set_key")
+    budget = int(text) * 1_000_000
+    # The pairs are chosen on ``session``, which sees what the model's pre-hook deleted in its transaction
+    # (a connection of its own would not), and streamed to the merge's connection.
     connection = session.cursor()
-    batches = pair_intersections(connection, pairs_sql, _relation_name(shingle_sets), int(text) * 1_000_000)
-    return pa.RecordBatchReader.from_batches(SCHEMA, batches)
+    connection.register("webdedup_pending_pairs", session.sql(pairs_sql).fetch_record_batch(STREAM_ROWS))
+    pending = "select * from webdedup_pending_pairs"
+    batches = pair_intersections(connection, pending, _relation_name(shingle_sets), budget, carry)
+    return pa.RecordBatchReader.from_batches(output_schema(carry), batches)

@@ -6,8 +6,10 @@ delete+insert on doc_id): a plain ``dbt build`` processes only the documents who
 stale, so a crawl folder that gained a new batch costs a pass over that batch, not over the corpus.  Each
 row keeps the hash of the body (stg_documents.body_hash) and the settings it was computed from
 (``FingerprintParams.key``); a document is processed again when either differs, and the models'
-post-hooks delete the rows of documents that left the input.  Everything downstream is recomputed in SQL
-from these tables, so an incremental build gives exactly the tables of ``dbt build --full-refresh``.
+post-hooks delete the rows of documents that left the input.  The LSH stages after them (int_band_memberships,
+int_anchor_pairs, int_anchor_intersections) are incremental too (macros/algorithm/incremental_lsh.sql);
+everything else downstream is recomputed in SQL, so an incremental build gives exactly the tables of
+``dbt build --full-refresh``.
 
 ``warc_records`` reuses the rows of WARC files and byte ranges an earlier build read
 (:func:`stored_warc_rows`; the keys are defined in webdedup/warc/reuse.py).
@@ -107,10 +109,10 @@ def fingerprint_details(session, *, settings, documents):
     return pa.RecordBatchReader.from_batches(DETAIL_SCHEMA, batches)
 
 
-def anchor_intersections(session, *, candidates, shingle_sets, block_mb):
-    """int_anchor_intersections: the shared shingles of every distinct candidate anchor pair, counted in
-    blocks of bounded memory (webdedup/engines/blocked_jaccard.py)."""
-    return model_stream(session, candidates, shingle_sets, block_mb)
+def anchor_intersections(session, *, anchor_pairs, shingle_sets, block_mb, existing: str | None):
+    """int_anchor_intersections: the shared shingles of the anchor pairs ``existing`` lacks (all on a full
+    build), counted in blocks of bounded memory (webdedup/engines/blocked_jaccard.py)."""
+    return model_stream(session, anchor_pairs, shingle_sets, block_mb, existing)
 
 
 def pictures(session, *, settings, curve, scored):

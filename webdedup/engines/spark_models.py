@@ -167,7 +167,9 @@ def manifest(
     return spark.createDataFrame([row], schema)
 
 
-def anchor_intersections(spark: Any, *, candidates: Any, shingle_sets: Any, block_mb: Any) -> Any:
+def anchor_intersections(
+    spark: Any, *, anchor_pairs: Any, shingle_sets: Any, block_mb: Any, existing: str | None
+) -> Any:
     """int_anchor_intersections is a DuckDB model: on Spark, scored_pairs joins the shingle rows."""
     raise RuntimeError("int_anchor_intersections runs on DuckDB only (it is disabled on Spark)")
 
