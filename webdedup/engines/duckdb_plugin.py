@@ -7,6 +7,7 @@ their types come from the one registry, webdedup/engines/udfs.py.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 
 from dbt.adapters.duckdb.credentials import Attachment
@@ -49,8 +50,9 @@ def register_functions(conn) -> None:
             options["type"] = "arrow"
         if udf.takes_nulls:
             options["null_handling"] = "special"
+        function = functools.partial(udf.function, conn) if udf.takes_connection else udf.function
         try:
-            conn.create_function(udf.name, udf.function, parameters, result, **options)
+            conn.create_function(udf.name, function, parameters, result, **options)
         except Exception as exc:  # already registered on this connection
             if "already exists" not in str(exc):
                 raise

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from webdedup.core import fingerprint, ratios
 from webdedup.inputs import csv_files, input_files
-from webdedup.outputs import files, guards, numbers
+from webdedup.outputs import files, guards, numbers, row_groups
 
 DUCKDB, SPARK = "duckdb", "spark"
 BOTH = frozenset({DUCKDB, SPARK})
@@ -44,6 +44,7 @@ class Udf:
     side_effects: bool = False  # DuckDB must call it for every row, never fold or cache it
     vectorized: bool = False  # DuckDB: an Arrow function over whole columns
     takes_nulls: bool = False  # DuckDB: called with NULL arguments instead of returning NULL
+    takes_connection: bool = False  # DuckDB: the function's first argument is the database's connection
 
     def sql_types(self, engine: str) -> tuple[list[str], str]:
         return [TYPES[kind][engine] for _, kind in self.arguments], TYPES[self.returns][engine]
@@ -127,6 +128,17 @@ UDFS = (
         frozenset({DUCKDB}),
         "Copies a file into target_dir under a temporary name and renames it into place.",
         side_effects=True,
+    ),
+    Udf(
+        "webdedup_copy_in_row_groups",
+        row_groups.copy_in_row_groups,
+        (("query", "text"), ("path", "text"), ("options", "text"), ("rows", "bigint")),
+        "text",
+        frozenset({DUCKDB}),
+        "Writes a query's rows to a Parquet file in row groups of exactly `rows` rows but the last, whatever "
+        "the physical layout of the tables it reads (the release, written in stored order without a sort).",
+        side_effects=True,
+        takes_connection=True,
     ),
     Udf(
         "webdedup_publish_database",

@@ -65,7 +65,8 @@ def test_registry_names_and_types_are_well_formed():
     assert len(names) == len(set(names))
     for udf in udfs.UDFS:
         assert udf.name.startswith("webdedup_") and udf.engines and udf.engines <= udfs.BOTH
-        assert udf.function.__code__.co_argcount == len(udf.arguments), udf.name
+        # a function that takes the connection gets it as its first argument (the plugin binds it)
+        assert udf.function.__code__.co_argcount == len(udf.arguments) + udf.takes_connection, udf.name
         for engine in udf.engines:
             udf.sql_types(engine)  # every type has a name on every engine that registers it
 

@@ -1,0 +1,67 @@
+"""Parquet row groups that do not depend on how a query's rows are chunked (webdedup/outputs/row_groups.py),
+the release's writer: the same rows in the same order give the same bytes."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from webdedup.outputs.row_groups import copy_in_row_groups, exact_batches
+
+# the same rows in the same order, chunked differently: a union cuts a chunk where its first branch ends,
+# as a table laid out differently by a parallel insert does
+ONE_SCAN = "select * from t where i % 3 <> 0"
+TWO_SCANS = (
+    "select * from (select * from t where i < 33333 and i % 3 <> 0)"
+    " union all (select * from t where i >= 33333 and i % 3 <> 0)"
+)
+
+
+@pytest.fixture
+def connection():
+    connection = duckdb.connect()
+    connection.execute(
+        "create table t as select i, repeat(chr((65 + i % 26)::integer), (i % 50)::integer) as body"
+        " from range(100000) as r(i)"
+    )
+    return connection
+
+
+def _row_groups(path) -> list[int]:
+    metadata = pq.ParquetFile(path).metadata
+    return [metadata.row_group(index).num_rows for index in range(metadata.num_row_groups)]
+
+
+def test_the_same_rows_chunked_differently_give_the_same_file(connection, tmp_path):
+    for name, query in (("one", ONE_SCAN), ("two", TWO_SCANS)):
+        connection.execute(
+            f"copy ({query}) to '{tmp_path}/copy-{name}.parquet' (format parquet, row_group_size 10000)"
+        )
+        copy_in_row_groups(connection, query, str(tmp_path / f"{name}.parquet"), "format parquet", 10000)
+    # DuckDB's COPY cuts row groups where the chunks end: the premise of this writer
+    assert _row_groups(tmp_path / "copy-one.parquet") != _row_groups(tmp_path / "copy-two.parquet")
+    assert (tmp_path / "one.parquet").read_bytes() == (tmp_path / "two.parquet").read_bytes()
+    assert _row_groups(tmp_path / "one.parquet") == [10000] * 6 + [6666]
+    expected = connection.sql(f"{ONE_SCAN} order by i").fetchall()
+    assert duckdb.sql(f"select * from '{tmp_path}/two.parquet'").fetchall() == expected  # rows and order kept
+
+
+def test_an_empty_query_writes_an_empty_file(connection, tmp_path):
+    path = str(tmp_path / "empty.parquet")
+    assert (
+        copy_in_row_groups(connection, "select * from t where false", path, "format parquet", 10000) == path
+    )
+    assert pq.read_table(path).num_rows == 0
+
+
+@pytest.mark.parametrize("sizes", [[7, 3, 10, 1, 19], [25], [1] * 30, [10, 10, 5]])
+def test_batches_are_cut_to_exactly_the_size_asked(sizes):
+    start, batches = 0, []
+    for size in sizes:
+        batches.append(pa.record_batch({"i": list(range(start, start + size))}))
+        start += size
+    cut = list(exact_batches(batches, 10))
+    assert [batch.num_rows for batch in cut] == [10] * (start // 10) + ([start % 10] if start % 10 else [])
+    assert [value for batch in cut for value in batch.column(0).to_pylist()] == list(range(start))

@@ -1,0 +1,52 @@
+"""Parquet files whose row groups do not depend on how DuckDB happens to chunk a query's rows.
+
+DuckDB's ``COPY ... (row_group_size n)`` closes a row group at the first chunk boundary past n rows, and
+a query's chunks follow the physical layout of the tables it scans.  A table filled by a parallel insert
+(stg_documents) can be laid out differently by two builds of the same input, so the release, written in
+the stored order without a sort, could differ in its row-group boundaries (same rows, same order,
+different bytes) between reruns.  Here the query is read as Arrow record batches, cut again into batches
+of exactly ``rows`` rows, and DuckDB writes those: every row group but the last holds ``rows`` rows, and
+its pages are cut the same way whatever the layout.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pyarrow as pa
+
+_NAMES = itertools.count()
+
+
+def exact_batches(batches, rows: int):
+    """The rows of ``batches`` again, cut into record batches of exactly ``rows`` rows but the last (DuckDB's
+    reader gives at most ``rows``: a query's chunks end where its scans' do)."""
+    pending: list[pa.RecordBatch] = []
+    held = 0
+    for batch in batches:
+        pending.append(batch)
+        held += batch.num_rows
+        while held >= rows:
+            table = pa.Table.from_batches(pending).combine_chunks()
+            yield from table.slice(0, rows).to_batches()
+            rest = table.slice(rows)
+            pending, held = rest.to_batches(), rest.num_rows
+    if held:
+        yield from pa.Table.from_batches(pending).combine_chunks().to_batches()
+
+
+def copy_in_row_groups(connection, query: str, path: str, options: str, rows: int) -> str:
+    """Write the rows of ``query`` to the Parquet file ``path`` (``options``: COPY's, without the row group
+    size) in row groups of exactly ``rows`` rows but the last; ``connection`` is the database's, used
+    through cursors of its own.  Returns ``path``."""
+    source = connection.cursor().sql(query).to_arrow_reader(int(rows))
+    reader = pa.RecordBatchReader.from_batches(source.schema, exact_batches(source, int(rows)))
+    writer = connection.cursor()
+    name = f"webdedup_row_groups_{next(_NAMES)}"
+    writer.register(name, reader)
+    try:
+        quoted = path.replace("'", "''")
+        writer.execute(f"copy (select * from {name}) to '{quoted}' ({options}, row_group_size {int(rows)})")
+    finally:
+        writer.unregister(name)
+    return path
