@@ -29,7 +29,7 @@ Usage::
 
     python benchmarks/run_benchmark.py --docs N [--hot-bucket K] [--seed 7] [--work bench_work/N]
         [--engines dbt,datasketch,rensa] [--threads 2] [--memory-limit 8GB] [--json results.json]
-        [--skip-build-tests] [--rss auto|time|psutil] [--incremental 0.01,0.1]
+        [--skip-build-tests] [--rss auto|time|psutil] [--incremental 0.01,0.1] [--incremental-outputs]
 """
 
 from __future__ import annotations
@@ -1029,6 +1029,7 @@ def run_incremental(args: argparse.Namespace, corpus: Path, work: Path, rss_meth
         "memory_limit": args.memory_limit,
         "skip_tests": args.skip_build_tests,
         "rss_method": rss_method,
+        "extra_vars": {"incremental_outputs": True} if args.incremental_outputs else None,
     }
     batches = []
     for share in args.incremental:
@@ -1121,6 +1122,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="also time incremental builds, each after adding this share of N new documents to a full build"
         " (a comma list, e.g. 0.01,0.1)",
+    )
+    parser.add_argument(
+        "--incremental-outputs",
+        action="store_true",
+        help="the --incremental builds with var incremental_outputs (keyed outputs as folders of parts,"
+        " one per build)",
     )
     parser.add_argument("--json", help="write all figures to this JSON file")
     parser.add_argument(

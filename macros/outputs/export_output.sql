@@ -14,6 +14,9 @@
         {{ exceptions.raise_compiler_error("export_output: model " ~ model.name
             ~ " is exported (it is a mart) but has no entry in var output_files") }}
     {%- endif -%}
+    {%- if output.key and incremental_outputs() -%}
+        {{- return(export_parts(output)) -}}
+    {%- endif -%}
     {{- return(adapter.dispatch("export_output", "web_text_dedup")(output.file, output.order_by)) -}}
 {% endmacro %}
 
@@ -129,6 +132,110 @@
     {%- if not execute -%}{{ return(false) }}{%- endif -%}
     {%- set master = run_query("set spark.master").columns[1].values()[0] -%}
     {{ return(not master.startswith("local")) }}
+{% endmacro %}
+
+
+{#-
+  incremental_outputs(): whether the keyed Parquet outputs (var output_files entries with a key) are
+  folders of parts, one per build holding only the rows it changed (var incremental_outputs; DuckDB).
+-#}
+{% macro incremental_outputs() %}
+    {{- return(adapter.dispatch("incremental_outputs", "web_text_dedup")(var("incremental_outputs", false))) -}}
+{% endmacro %}
+
+{% macro duckdb__incremental_outputs(setting) %}
+    {{ return(setting | string | lower in ("true", "1")) }}
+{% endmacro %}
+
+{% macro spark__incremental_outputs(setting) %}
+    {%- if setting | string | lower in ("true", "1") -%}
+        {{ exceptions.raise_compiler_error("incremental_outputs: folders of parts per build are a DuckDB "
+            ~ "option (Spark builds are not incremental); unset var incremental_outputs") }}
+    {%- endif -%}
+    {{ return(false) }}
+{% endmacro %}
+
+
+{#-
+  export_parts(output): the export of a keyed Parquet output when var incremental_outputs is on
+  (webdedup/outputs/parts.py).  The output is the folder <file>/ of parts part-00000.parquet, ...:
+  webdedup_stage_parts links the published parts into this run's staging folder and numbers this build's
+  part.  Part 0 (a new history: none published, or var compact_outputs) holds every row, in the output's
+  order; a later part holds only the rows whose part_row_hash differs from the newest published version
+  of their key (part_change upsert) and the keys that left (part_change delete), sorted by key; a build
+  that changed nothing adds no part.
+
+  The rows come from the macro var output_files names in `rows` (default output_rows below), called as
+  rows(only=none) for every row with its part_row_hash, in the output's order, and rows(only=<relation of
+  keys>) for those keys' rows in any order.  The release names release_rows
+  (models/marts/deduped_documents.sql), whose hash reads body_hash instead of the bodies.
+-#}
+{% macro export_parts(output) %}
+    {%- if not execute -%}{{ return("select 1") }}{%- endif -%}
+    {%- set extension = output.file.split(".")[-1] | lower -%}
+    {%- if extension != "parquet" -%}
+        {{ exceptions.raise_compiler_error("incremental_outputs: output " ~ output.file
+            ~ " has a key in var output_files but is not Parquet; only Parquet outputs are written as parts") }}
+    {%- endif -%}
+    {%- set rows = context[output.get("rows") or "output_rows"] -%}
+    {%- set keys = output.key.split(",") | map("trim") | list -%}
+    {%- set staged = staging_dir() ~ "/" ~ output.file -%}
+    {%- set number = run_query("select webdedup_stage_parts(" ~ sql_string(output_dir() ~ "/" ~ output.file)
+        ~ ", " ~ sql_string(staged) ~ ", " ~ sql_string(output.key) ~ ", "
+        ~ (var("compact_outputs", false) | string | lower in ("true", "1")) ~ ")").columns[0].values()[0] -%}
+    {%- set path = staged ~ "/part-" ~ "%05d" | format(number | int) ~ ".parquet" -%}
+    {%- if number | int == 0 and not output.order_by -%}
+        {#- in stored order, as duckdb__export_output writes it (a query over the committed tables) -#}
+        select webdedup_copy_in_row_groups({{ sql_string(rows(only=none)) }}, {{ sql_string(path) }},
+            'format parquet, compression zstd', 10000)
+    {%- elif number | int == 0 -%}
+        copy ({{ rows(only=none) }} order by {{ output.order_by }})
+        to {{ sql_string(path) }} (format parquet, compression zstd, row_group_size 10000)
+    {%- else -%}
+        {%- set key_match = [] -%}
+        {%- for key in keys -%}{%- do key_match.append("now." ~ key ~ " = before." ~ key) -%}{%- endfor -%}
+        copy (
+            with before as (
+                select {{ keys | join(", ") }}, part_change, part_row_hash
+                from read_parquet({{ sql_string(staged ~ "/part-*.parquet") }}, filename = 'part_file')
+                qualify row_number() over (partition by {{ keys | join(", ") }} order by part_file desc) = 1
+            ),
+            now as (select {{ keys | join(", ") }}, part_row_hash from ({{ rows(only=none) }})),
+            changed_keys as (
+                select {{ keys | join(", ") }} from now
+                anti join before
+                    on {{ key_match | join(" and ") }}
+                    and before.part_change = 'upsert' and now.part_row_hash = before.part_row_hash
+            ),
+            upserts as ({{ rows(only="changed_keys") }}),
+            deletes as (
+                select {{ keys | join(", ") }}, 'delete' as part_change from before
+                where before.part_change = 'upsert'
+                and not exists (select 1 from now where {{ key_match | join(" and ") }})
+            )
+            select * from upserts union all by name select * from deletes
+            order by {{ keys | join(", ") }}
+        ) to {{ sql_string(path) }} (format parquet, compression zstd, row_group_size 10000);
+        select webdedup_drop_empty_part({{ sql_string(path) }})
+    {%- endif %}
+{% endmacro %}
+
+{#-
+  output_rows(only): export_parts' rows of a stored output (the model's own table): every column, then
+  part_change 'upsert' and part_row_hash, the hash of every column; only: a relation of key values.
+-#}
+{% macro output_rows(only) %}
+    {%- set output = var("output_files")[model.name] -%}
+    {%- set columns = [] -%}
+    {%- for column in adapter.get_columns_in_relation(this) -%}
+        {%- do columns.append(adapter.quote(column.name)) -%}
+    {%- endfor -%}
+    {%- set sql = "select *, 'upsert' as part_change, hash(" ~ columns | join(", ") ~ ") as part_row_hash from "
+        ~ this -%}
+    {%- if only is not none -%}
+        {%- set sql = sql ~ " semi join " ~ only ~ " using (" ~ output.key ~ ")" -%}
+    {%- endif -%}
+    {{ return(sql) }}
 {% endmacro %}
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from webdedup.core import fingerprint, ratios
 from webdedup.inputs import csv_files, input_files
-from webdedup.outputs import files, guards, numbers, row_groups
+from webdedup.outputs import files, guards, numbers, parts, row_groups
 
 DUCKDB, SPARK = "duckdb", "spark"
 BOTH = frozenset({DUCKDB, SPARK})
@@ -147,6 +147,26 @@ UDFS = (
         "text",
         frozenset({DUCKDB}),
         "Publishes the checkpointed build database: a copy renamed into place, so readers never see half.",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_stage_parts",
+        parts.stage_parts,
+        (("published", "text"), ("staged", "text"), ("key", "text"), ("compact", "boolean")),
+        "bigint",
+        frozenset({DUCKDB}),
+        "var incremental_outputs: links an output's published parts into the run's staging folder and "
+        "returns the number of the part this build writes (0: a new history, every row).",
+        side_effects=True,
+    ),
+    Udf(
+        "webdedup_drop_empty_part",
+        parts.drop_empty_part,
+        (("path", "text"),),
+        "text",
+        frozenset({DUCKDB}),
+        "var incremental_outputs: removes a staged part that holds no row (a build that changed nothing adds "
+        "no part).",
         side_effects=True,
     ),
     Udf(

@@ -1,0 +1,91 @@
+"""webdedup/outputs/parts.py: folders of parts, one per build (var incremental_outputs).
+
+current_rows_sql against a brute-force replay of random histories; stage_parts' numbering, hard links and
+new histories; drop_empty_part; the SQL docs/operations.md shows is the function's."""
+
+import os
+import random
+import re
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from webdedup.outputs import parts
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _write_part(folder, number, rows, deletes):
+    """A part as a build writes it: rows {(a, b): value} as upserts, deleted keys with null values."""
+    keys = list(rows) + list(deletes)
+    table = pa.table(
+        {
+            "a": [k[0] for k in keys],
+            "b": [k[1] for k in keys],
+            "value": [rows[k] for k in rows] + [None] * len(deletes),
+            parts.CHANGE_COLUMN: ["upsert"] * len(rows) + ["delete"] * len(deletes),
+            parts.HASH_COLUMN: pa.array(
+                [hash(rows[k]) % 2**63 for k in rows] + [None] * len(deletes), pa.uint64()
+            ),
+        }
+    )
+    pq.write_table(table, os.path.join(folder, parts.part_name(number)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_current_rows_replay_every_build(tmp_path, seed):
+    rng = random.Random(seed)
+    state = {}
+    for number in range(rng.randint(1, 6)):
+        new = dict(state) if number else {}
+        for _ in range(rng.randint(0, 12)):
+            key = (rng.choice("xyz"), rng.randint(0, 4))
+            if key in new and rng.random() < 0.4:
+                del new[key]
+            else:
+                new[key] = f"v{rng.randint(0, 3)}"
+        changed = {k: v for k, v in new.items() if state.get(k) != v} if number else new
+        deleted = [k for k in state if k not in new] if number else []
+        _write_part(tmp_path, number, changed, deleted)
+        state = new
+        found = duckdb.sql(parts.current_rows_sql(str(tmp_path), "a, b")).fetchall()
+        assert sorted(found) == sorted((a, b, v) for (a, b), v in state.items())
+
+
+def test_stage_parts_links_the_published_parts_and_numbers_the_next(tmp_path):
+    published, staged = tmp_path / "out" / "x.parquet", tmp_path / "staging" / "x.parquet"
+    published.mkdir(parents=True)
+    assert parts.stage_parts(str(published), str(staged), "a, b", False) == 0  # no part yet
+    for number in (0, 1, 3):
+        _write_part(published, number, {("x", number): "v"}, [])
+    assert parts.stage_parts(str(published), str(tmp_path / "s2"), "a, b", False) == 4
+    assert parts.part_numbers(str(tmp_path / "s2")) == [0, 1, 3]
+    for number in (0, 1, 3):
+        name = parts.part_name(number)
+        assert os.path.samefile(published / name, tmp_path / "s2" / name)  # a link, not a copy
+    assert parts.stage_parts(str(published), str(tmp_path / "s3"), "a, b", True) == 0  # compact
+    assert parts.part_numbers(str(tmp_path / "s3")) == []
+    # a key the parts lack, or parts without the change columns (Spark's folders), start a new history
+    assert parts.stage_parts(str(published), str(tmp_path / "s4"), "doc_id", False) == 0
+    spark = tmp_path / "spark.parquet"
+    spark.mkdir()
+    pq.write_table(pa.table({"a": ["x"], "b": [1]}), spark / parts.part_name(0))
+    assert parts.stage_parts(str(spark), str(tmp_path / "s5"), "a, b", False) == 0
+
+
+def test_an_empty_part_is_dropped(tmp_path):
+    _write_part(tmp_path, 0, {}, [])
+    _write_part(tmp_path, 1, {("x", 1): "v"}, [])
+    assert parts.drop_empty_part(str(tmp_path / parts.part_name(0))) == "no change"
+    assert parts.drop_empty_part(str(tmp_path / parts.part_name(1))).endswith(parts.part_name(1))
+    assert parts.part_numbers(str(tmp_path)) == [1]
+
+
+def test_the_docs_show_the_functions_sql():
+    text = (ROOT / "docs" / "operations.md").read_text()
+    (shown,) = re.findall(r"```sql\n(create view current_release as\n.*?)```", text, re.S)
+    sql = parts.current_rows_sql("output/deduped_documents.parquet", "doc_id")
+    assert " ".join(shown.split()) == f"create view current_release as {sql};"

@@ -1,0 +1,99 @@
+"""Outputs that an incremental build does not rewrite whole (var ``incremental_outputs``, DuckDB).
+
+A keyed Parquet output (an entry of var output_files with a ``key``) is then a folder of parts,
+``<file>/part-00000.parquet``, ``part-00001.parquet``, ...: part 0 holds every row of the build that
+started the folder's history, each later part the rows one build changed.  Every part has the output's
+columns plus two:
+
+* ``part_change``: ``upsert`` (the row as this build has it) or ``delete`` (the key left the output; its
+  other columns are null);
+* ``part_row_hash``: DuckDB's ``hash`` of the row's columns, how the next build finds the rows it changed
+  without reading the bodies of the parts.
+
+The current output is, for each key, its row in the newest part that holds the key, unless that row is a
+delete (``current_rows_sql``).  A build copies the published parts into its staging folder as hard links
+(``stage_parts``), adds its own part only if a row changed, and is published like every output: the staged
+folder replaces the published one only when the whole run succeeded.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pyarrow.parquet as pq
+
+PART_PREFIX = "part-"
+CHANGE_COLUMN = "part_change"
+HASH_COLUMN = "part_row_hash"
+#: The column current_rows_sql names the part file in (read_parquet's ``filename`` option).
+FILE_COLUMN = "part_file"
+
+
+def part_name(number: int, extension: str = ".parquet") -> str:
+    return f"{PART_PREFIX}{int(number):05d}{extension}"
+
+
+def part_numbers(folder: str) -> list[int]:
+    """The numbers of the parts in ``folder``, ascending (empty when it has none or does not exist)."""
+    numbers = []
+    for path in glob.glob(os.path.join(folder, PART_PREFIX + "*.parquet")):
+        digits = os.path.basename(path)[len(PART_PREFIX) :].split(".")[0]
+        if digits.isdigit():
+            numbers.append(int(digits))
+    return sorted(numbers)
+
+
+def holds_history(folder: str, key_columns: list[str]) -> bool:
+    """Whether ``folder`` is a folder of parts a build can add to: at least one part, and the newest one
+    has the key columns, part_change and part_row_hash (Spark's folders of parts and other files are not)."""
+    numbers = part_numbers(folder)
+    if not os.path.isdir(folder) or not numbers:
+        return False
+    names = set(pq.read_schema(os.path.join(folder, part_name(numbers[-1]))).names)
+    return {CHANGE_COLUMN, HASH_COLUMN, *key_columns} <= names
+
+
+def stage_parts(published: str, staged: str, key: str, compact: bool) -> int:
+    """Create the staged folder of an output and return the number of the part this build writes.
+
+    0 starts a new history (``compact``, no published parts, or a published output that is not a folder
+    of parts with ``key``): the build writes every row.  Otherwise the published parts are linked into the
+    staged folder (hard links: no bytes copied) and the build adds the next number."""
+    key_columns = key_list(key)
+    os.makedirs(staged, exist_ok=True)
+    if compact or not holds_history(published, key_columns):
+        return 0
+    numbers = part_numbers(published)
+    for number in numbers:
+        name = part_name(number)
+        os.link(os.path.join(published, name), os.path.join(staged, name))
+    return numbers[-1] + 1
+
+
+def drop_empty_part(path: str) -> str:
+    """Remove the part at ``path`` when it holds no row (a build that changed nothing adds no part)."""
+    if os.path.exists(path) and pq.read_metadata(path).num_rows == 0:
+        os.remove(path)
+        return "no change"
+    return path
+
+
+def key_list(key: str) -> list[str]:
+    """The key columns of ``key`` (comma-separated)."""
+    return [column.strip() for column in key.split(",") if column.strip()]
+
+
+def current_rows_sql(folder: str, key: str) -> str:
+    """DuckDB SQL for the current rows of a folder of parts (its output's columns, in no set order).
+
+    The newest part of each key is found from the narrow columns; only those rows are read whole."""
+    pattern = os.path.join(folder, PART_PREFIX + "*.parquet").replace("'", "''")
+    source = f"read_parquet('{pattern}', filename = '{FILE_COLUMN}', union_by_name = true)"
+    keys = ", ".join(key_list(key))
+    return (
+        f"with newest as (select {keys}, max({FILE_COLUMN}) as {FILE_COLUMN} from {source} group by {keys}) "
+        f"select parts.* exclude ({CHANGE_COLUMN}, {HASH_COLUMN}, {FILE_COLUMN}) "
+        f"from {source} as parts semi join newest using ({keys}, {FILE_COLUMN}) "
+        f"where parts.{CHANGE_COLUMN} = 'upsert'"
+    )
