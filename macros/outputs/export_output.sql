@@ -197,7 +197,8 @@
         copy (
             with before as (
                 select {{ keys | join(", ") }}, part_change, part_row_hash
-                from read_parquet({{ sql_string(staged ~ "/part-*.parquet") }}, filename = 'part_file')
+                from read_parquet({{ sql_string(staged ~ "/part-*.parquet") }}, filename = 'part_file',
+                    union_by_name = true)
                 qualify row_number() over (partition by {{ keys | join(", ") }} order by part_file desc) = 1
             ),
             now as (select {{ keys | join(", ") }}, part_row_hash from ({{ rows(only=none) }})),

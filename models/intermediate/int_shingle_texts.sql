@@ -93,28 +93,16 @@ marked_lines as (
 
 ),
 
-{% endif -%}
 filtered as (
 
-    {% if s.boilerplate_filter -%}
-        select
-            doc_id,
-            count(*) filter (where is_boilerplate) as boilerplate_lines,
-            count(*) filter (where not is_boilerplate and {{ line_key("line") }} <> '') as text_lines,
-            {{ ordered_string_agg("case when is_boilerplate then '' else line end", "line_number", "chr(10)") }}
-                as filtered_body
-        from marked_lines
-        group by doc_id
-    {%- else -%}
-        -- no filter: every page keeps its body
-        select
-            doc_id,
-            0 as boilerplate_lines,
-            0 as text_lines,
-            body as filtered_body
-        from documents
-        where false
-    {%- endif %}
+    select
+        doc_id,
+        count(*) filter (where is_boilerplate) as boilerplate_lines,
+        count(*) filter (where not is_boilerplate and {{ line_key("line") }} <> '') as text_lines,
+        {{ ordered_string_agg("case when is_boilerplate then '' else line end", "line_number", "chr(10)") }}
+            as filtered_body
+    from marked_lines
+    group by doc_id
 
 ),
 
@@ -138,4 +126,19 @@ final as (
 
 )
 
+{% else -%}
+final as (
+
+    -- no filter: every page keeps its body (a plain projection, so a query that needs only doc_id and
+    -- body_hash, as an incremental build's search for new pages, reads no body)
+    select
+        doc_id,
+        body,
+        body_hash,
+        0 as boilerplate_lines
+    from documents
+
+)
+
+{% endif -%}
 select * from final

@@ -51,11 +51,12 @@ def _view(relation) -> str:
 
 
 def stale_documents(session, documents, existing: str | None, key: str):
-    """The rows of ``documents`` (doc_id, body, body_hash) to (re)process, in input order, with a
-    constant column ``settings_key`` = ``key``: all of them on a full build (``existing`` is None), when
+    """The rows of ``documents`` (doc_id, body, body_hash) to (re)process, with a constant column
+    ``settings_key`` = ``key``: all of them, in input order, on a full build (``existing`` is None), when
     ``existing`` was built with other settings or by an older version of the project (no settings_key
     column); otherwise those whose doc_id is not in ``existing`` or whose body_hash differs."""
-    selected = f"select doc_id, body, body_hash, '{key}' as settings_key from {_view(documents)} as current"
+    view = _view(documents)
+    selected = f"select doc_id, body, body_hash, '{key}' as settings_key from {view} as current"
     if existing is not None:
         columns = {row[0] for row in session.sql(f"describe {existing}").fetchall()}
         same_settings = (
@@ -63,10 +64,14 @@ def stale_documents(session, documents, existing: str | None, key: str):
             and not session.sql(f"select 1 from {existing} where settings_key <> '{key}' limit 1").fetchall()
         )
         if same_settings:
+            # the stale ids first, from the narrow columns; then only their bodies are read (DuckDB
+            # filters the scan by the few ids: 0.1 s where an anti join carrying every body took 1.4 s
+            # at 1M pages)
             selected += f"""
-                where not exists (
-                    select 1 from {existing} as previous
-                    where previous.doc_id = current.doc_id and previous.body_hash = current.body_hash
+                where doc_id in (
+                    select stale.doc_id from {view} as stale
+                    anti join {existing} as previous
+                        on previous.doc_id = stale.doc_id and previous.body_hash = stale.body_hash
                 )"""
     return session.sql(selected)
 

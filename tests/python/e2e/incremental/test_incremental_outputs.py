@@ -1,8 +1,8 @@
-"""var incremental_outputs: the keyed Parquet outputs are folders of parts, one per build.  After any sequence
-of builds (a new batch, changed and removed pages, new settings, a compaction) the current rows of each
-folder equal the single file a full build writes on the same input; each later part holds exactly the rows
-that differ between the two builds' outputs (found by brute force over their full files); a build that
-changes nothing adds no part; reruns give identical parts."""
+"""var incremental_outputs: the keyed Parquet outputs are folders of parts, one per build.  After any
+sequence of builds (a new batch, changed and removed pages, a new input column, new settings, a
+compaction) the current rows of each folder equal the single file a full build writes on the same input;
+each later part holds exactly the rows that differ between the two builds' outputs (found by brute force
+over their full files); a build that changes nothing adds no part; reruns give identical parts."""
 
 import hashlib
 import shutil
@@ -38,51 +38,50 @@ def _freeze(value):
     return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
 
 
-def _sorted(rows):
-    return sorted((tuple(_freeze(v) for v in row) for row in rows), key=repr)
-
-
-def _current(folder, key):
-    return _sorted(duckdb.sql(parts.current_rows_sql(str(folder), key)).fetchall())
-
-
-def _file_rows(path):
-    return _sorted(duckdb.sql(f"select * from '{path}'").fetchall())
+def _rows(sql):
+    """The rows of a query as sorted tuples of (column, value) pairs: compared by column name, since a
+    folder of parts read by name puts a column that later parts added after the others."""
+    relation = duckdb.sql(sql)
+    rows = (
+        tuple(sorted(zip(relation.columns, map(_freeze, row), strict=True))) for row in relation.fetchall()
+    )
+    return sorted(rows, key=repr)
 
 
 def _full_outputs(work, folder, step, extra_vars=None):
     """A full build with single files on the same input: file -> rows."""
     shutil.rmtree(work / f"full-{step}", ignore_errors=True)
     out = _build(work, f"full-{step}", folder, extra_vars, parts_on=False)
-    return {name: _file_rows(out / name) for name in KEYED}
+    return {name: _rows(f"select * from '{out / name}'") for name in KEYED}
 
 
 def _check(out, full, previous_full, new_part):
     """The folders' current rows equal the full build's; the part this build added (new_part, or none)
     holds exactly the rows that differ from the previous full build's (upserts) and the keys that left."""
     for name, key in KEYED.items():
-        assert _current(out / name, key) == full[name], name
+        assert _rows(parts.current_rows_sql(str(out / name), key)) == full[name], name
         numbers = parts.part_numbers(str(out / name))
         if new_part is None:
             assert numbers == [0], (name, numbers)
             continue
         changed = set(full[name]) - set(previous_full[name])
         keys = parts.key_list(key)
-        columns = duckdb.sql(f"select * from '{out / name / parts.part_name(0)}'").columns
-        key_positions = [columns.index(k) for k in keys]
-        before_keys = {tuple(row[i] for i in key_positions) for row in previous_full[name]}
-        after_keys = {tuple(row[i] for i in key_positions) for row in full[name]}
+
+        def key_of(row, keys=keys):
+            return tuple(value for column, value in row if column in keys)
+
+        before_keys = {key_of(row) for row in previous_full[name]}
+        after_keys = {key_of(row) for row in full[name]}
         if not changed and before_keys == after_keys:
             assert new_part not in numbers, name
             continue
         assert numbers[-1] == new_part, (name, numbers)
-        part = duckdb.sql(
-            f"select * exclude ({parts.HASH_COLUMN}) from '{out / name / parts.part_name(new_part)}'"
-        ).fetchall()
-        upserts = {row[:-1] for row in _sorted(part) if row[-1] == "upsert"}
-        deletes = {tuple(row[i] for i in key_positions) for row in part if row[-1] == "delete"}
-        assert upserts == changed, name
-        assert deletes == before_keys - after_keys, name
+        part = f"'{out / name / parts.part_name(new_part)}'"
+        change = (
+            f"select * exclude ({parts.HASH_COLUMN}, {parts.CHANGE_COLUMN}) from {part} where part_change"
+        )
+        assert set(_rows(f"{change} = 'upsert'")) == changed, name
+        assert {key_of(row) for row in _rows(f"{change} = 'delete'")} == before_keys - after_keys, name
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +125,20 @@ def test_parts_follow_batches_changes_and_settings_and_equal_full_builds(tmp_pat
     previous, full = full, _full_outputs(tmp_path, folder, 3)
     _check(out, full, previous, 2)
 
+    # a batch with a new lineage column: the release's rows all change (a new column), older parts lack it
+    extra = corpus.slice(0, 30).append_column(
+        "url", pa.array([f"https://example.org/{i}" for i in range(30)])
+    )
+    ids = pa.array([f"lineage-{i}" for i in range(30)])
+    pq.write_table(extra.set_column(0, "doc_id", ids), folder / "batch-3.parquet")
+    _build(tmp_path, "parts", folder)
+    previous, full = full, _full_outputs(tmp_path, folder, 4)
+    _check(out, full, previous, 3)
+
     # new settings change every fingerprint: one more part, still the full build's rows
     _build(tmp_path, "parts", folder, {"shingle_size": 4})
-    previous, full = full, _full_outputs(tmp_path, folder, 4, {"shingle_size": 4})
-    _check(out, full, previous, 3)
+    previous, full = full, _full_outputs(tmp_path, folder, 5, {"shingle_size": 4})
+    _check(out, full, previous, 4)
 
     # compaction: part 0 alone; an output with a sort order is the same bytes as a new history on the same
     # input (the release keeps the stored order, where pages an incremental build changed come last)
