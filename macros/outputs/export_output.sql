@@ -140,15 +140,17 @@
   folders of parts, one per build holding only the rows it changed (var incremental_outputs; DuckDB).
 -#}
 {% macro incremental_outputs() %}
-    {{- return(adapter.dispatch("incremental_outputs", "web_text_dedup")(var("incremental_outputs", false))) -}}
+    {%- set setting = _dedup_choice("incremental_outputs", var("incremental_outputs") | string | lower,
+        ["false", "true"]) == "true" -%}
+    {{- return(adapter.dispatch("incremental_outputs", "web_text_dedup")(setting)) -}}
 {% endmacro %}
 
 {% macro duckdb__incremental_outputs(setting) %}
-    {{ return(setting | string | lower in ("true", "1")) }}
+    {{ return(setting) }}
 {% endmacro %}
 
 {% macro spark__incremental_outputs(setting) %}
-    {%- if setting | string | lower in ("true", "1") -%}
+    {%- if setting -%}
         {{ exceptions.raise_compiler_error("incremental_outputs: folders of parts per build are a DuckDB "
             ~ "option (Spark builds are not incremental); unset var incremental_outputs") }}
     {%- endif -%}
@@ -171,6 +173,11 @@
   (models/marts/deduped_documents.sql), whose hash reads body_hash instead of the bodies.
 -#}
 {% macro export_parts(output) %}
+    {#- DuckDB only: spark__incremental_outputs refuses the var -#}
+    {{- return(adapter.dispatch("export_parts", "web_text_dedup")(output)) -}}
+{% endmacro %}
+
+{% macro duckdb__export_parts(output) %}
     {%- if not execute -%}{{ return("select 1") }}{%- endif -%}
     {%- set extension = output.file.split(".")[-1] | lower -%}
     {%- if extension != "parquet" -%}
@@ -182,7 +189,8 @@
     {%- set staged = staging_dir() ~ "/" ~ output.file -%}
     {%- set number = run_query("select webdedup_stage_parts(" ~ sql_string(output_dir() ~ "/" ~ output.file)
         ~ ", " ~ sql_string(staged) ~ ", " ~ sql_string(output.key) ~ ", "
-        ~ (var("compact_outputs", false) | string | lower in ("true", "1")) ~ ")").columns[0].values()[0] -%}
+        ~ _dedup_choice("compact_outputs", var("compact_outputs") | string | lower, ["false", "true"])
+        ~ ")").columns[0].values()[0] -%}
     {%- set path = staged ~ "/part-" ~ "%05d" | format(number | int) ~ ".parquet" -%}
     {%- if number | int == 0 and not output.order_by -%}
         {#- in stored order, as duckdb__export_output writes it (a query over the committed tables) -#}

@@ -4,10 +4,16 @@
 -#}
 
 {#-
-  on-run-start: var output_dir must be a folder (or creatable) this user can write, and no other build
-  may be writing to it (this build holds it until it ends), before any work.
+  on-run-start: vars incremental_outputs and compact_outputs are true or false, and var output_dir must
+  be a folder (or creatable) this user can write, and no other build may be writing to it (this build
+  holds it until it ends), before any work.
 -#}
 {% macro check_run_environment() %}
+    {#- the output vars, checked before any node runs (the exports read them last) -#}
+    {%- if execute -%}
+        {%- do incremental_outputs() -%}
+        {%- do _dedup_choice("compact_outputs", var("compact_outputs") | string | lower, ["false", "true"]) -%}
+    {%- endif -%}
     {{- return(adapter.dispatch("check_run_environment", "web_text_dedup")()) -}}
 {% endmacro %}
 

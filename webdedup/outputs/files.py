@@ -66,11 +66,17 @@ def publish_outputs(staging: str, output_dir: str) -> str:
     names = sorted(os.listdir(staging), key=lambda name: (name == MANIFEST_FILE, name))
     for name in names:
         target = os.path.join(output_dir, name)
-        if os.path.isdir(target) and not os.path.islink(target):  # a folder of part files (output_parts)
-            shutil.rmtree(target)
-        elif os.path.isdir(os.path.join(staging, name)) and os.path.lexists(target):
+        if os.path.isdir(target) and not os.path.islink(target):
+            # a folder of part files (output_parts, incremental_outputs): renamed aside, then dropped, so
+            # readers miss it only between two renames
+            aside = os.path.join(staging, f".replaced-{name}")
+            os.replace(target, aside)
+            os.replace(os.path.join(staging, name), target)
+            continue
+        if os.path.isdir(os.path.join(staging, name)) and os.path.lexists(target):
             os.remove(target)
         os.replace(os.path.join(staging, name), target)
+    shutil.rmtree(staging, ignore_errors=True)
     for leftover in glob.glob(os.path.join(output_dir, STAGING_PREFIX + "*")):
         shutil.rmtree(leftover, ignore_errors=True)
     return f"published {len(names)} file(s) to {os.path.abspath(output_dir)}"
