@@ -106,39 +106,36 @@ filtered as (
 
 ),
 
-final as (
-
-    select
-        documents.doc_id,
-        case
-            when coalesce(filtered.boilerplate_lines, 0) = 0 or filtered.text_lines = 0 then documents.body
-            else filtered.filtered_body
-        end as body,
-        case
-            when coalesce(filtered.boilerplate_lines, 0) = 0 or filtered.text_lines = 0 then documents.body_hash
-            else {{ text_hash("filtered.filtered_body") }}
-        end as body_hash,
-        case
-            when filtered.text_lines = 0 then 0 else coalesce(filtered.boilerplate_lines, 0)
-        end as boilerplate_lines
-    from documents
-    left join filtered on documents.doc_id = filtered.doc_id
-
-)
-
-{% else -%}
-final as (
-
-    -- no filter: every page keeps its body (a plain projection, so a query that needs only doc_id and
-    -- body_hash, as an incremental build's search for new pages, reads no body)
-    select
-        doc_id,
-        body,
-        body_hash,
-        0 as boilerplate_lines
-    from documents
-
-)
-
 {% endif -%}
+final as (
+
+    {% if s.boilerplate_filter -%}
+        select
+            documents.doc_id,
+            case
+                when coalesce(filtered.boilerplate_lines, 0) = 0 or filtered.text_lines = 0 then documents.body
+                else filtered.filtered_body
+            end as body,
+            case
+                when coalesce(filtered.boilerplate_lines, 0) = 0 or filtered.text_lines = 0 then documents.body_hash
+                else {{ text_hash("filtered.filtered_body") }}
+            end as body_hash,
+            case
+                when filtered.text_lines = 0 then 0 else coalesce(filtered.boilerplate_lines, 0)
+            end as boilerplate_lines
+        from documents
+        left join filtered on documents.doc_id = filtered.doc_id
+    {%- else -%}
+        -- no filter: every page keeps its body (a plain projection, so a query that needs only doc_id and
+        -- body_hash, as an incremental build's search for new pages, reads no body)
+        select
+            doc_id,
+            body,
+            body_hash,
+            0 as boilerplate_lines
+        from documents
+    {%- endif %}
+
+)
+
 select * from final
