@@ -161,8 +161,8 @@
 {#-
   export_parts(output): the export of a keyed Parquet output when var incremental_outputs is on
   (webdedup/outputs/parts.py).  The output is the folder <file>/ of parts part-00000.parquet, ...:
-  webdedup_stage_parts links the published parts into this run's staging folder and numbers this build's
-  part.  Part 0 (a new history: none published, or var compact_outputs) holds every row, in the output's
+  webdedup_stage_parts links the published parts into this run's staging folder and names this build's
+  part (its number and path, and the staged parts' glob: the names live in parts.py).  Part 0 (a new history: none published, or var compact_outputs) holds every row, in the output's
   order; a later part holds only the rows whose part_row_hash differs from the newest published version
   of their key (part_change upsert) and the keys that left (part_change delete), sorted by key; a build
   that changed nothing adds no part.
@@ -187,11 +187,11 @@
     {%- set rows = context[output.get("rows") or "output_rows"] -%}
     {%- set keys = output.key.split(",") | map("trim") | list -%}
     {%- set staged = staging_dir() ~ "/" ~ output.file -%}
-    {%- set number = run_query("select webdedup_stage_parts(" ~ sql_string(output_dir() ~ "/" ~ output.file)
-        ~ ", " ~ sql_string(staged) ~ ", " ~ sql_string(output.key) ~ ", "
+    {%- set part = fromjson(run_query("select webdedup_stage_parts("
+        ~ sql_string(output_dir() ~ "/" ~ output.file) ~ ", " ~ sql_string(staged) ~ ", " ~ sql_string(output.key) ~ ", "
         ~ _dedup_choice("compact_outputs", var("compact_outputs") | string | lower, ["false", "true"])
-        ~ ")").columns[0].values()[0] -%}
-    {%- set path = staged ~ "/part-" ~ "%05d" | format(number | int) ~ ".parquet" -%}
+        ~ ")").columns[0].values()[0]) -%}
+    {%- set path, number = part.path, part.number -%}
     {%- if number | int == 0 and not output.order_by -%}
         {#- in stored order, as duckdb__export_output writes it (a query over the committed tables) -#}
         select webdedup_copy_in_row_groups({{ sql_string(rows(only=none)) }}, {{ sql_string(path) }},
@@ -205,7 +205,7 @@
         copy (
             with before as (
                 select {{ keys | join(", ") }}, part_change, part_row_hash
-                from read_parquet({{ sql_string(staged ~ "/part-*.parquet") }}, filename = 'part_file',
+                from read_parquet({{ sql_string(part.parts) }}, filename = 'part_file',
                     union_by_name = true)
                 qualify row_number() over (partition by {{ keys | join(", ") }} order by part_file desc) = 1
             ),

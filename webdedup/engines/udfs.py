@@ -153,10 +153,11 @@ UDFS = (
         "webdedup_stage_parts",
         parts.stage_parts,
         (("published", "text"), ("staged", "text"), ("key", "text"), ("compact", "boolean")),
-        "bigint",
+        "text",
         frozenset({DUCKDB}),
         "var incremental_outputs: links an output's published parts into the run's staging folder and "
-        "returns the number of the part this build writes (0: a new history, every row).",
+        "returns JSON naming the part this build writes (number 0: a new history, every row), its path "
+        "and the staged parts' glob.",
         side_effects=True,
     ),
     Udf(

@@ -19,6 +19,7 @@ folder replaces the published one only when the whole run succeeded.
 from __future__ import annotations
 
 import glob
+import json
 import os
 
 import pyarrow.parquet as pq
@@ -37,7 +38,7 @@ def part_name(number: int, extension: str = ".parquet") -> str:
 def part_numbers(folder: str) -> list[int]:
     """The numbers of the parts in ``folder``, ascending (empty when it has none or does not exist)."""
     numbers = []
-    for path in glob.glob(os.path.join(folder, PART_PREFIX + "*.parquet")):
+    for path in glob.glob(parts_glob(folder)):
         digits = os.path.basename(path)[len(PART_PREFIX) :].split(".")[0]
         if digits.isdigit():
             numbers.append(int(digits))
@@ -54,21 +55,28 @@ def holds_history(folder: str, key_columns: list[str]) -> bool:
     return {CHANGE_COLUMN, HASH_COLUMN, *key_columns} <= names
 
 
-def stage_parts(published: str, staged: str, key: str, compact: bool) -> int:
-    """Create the staged folder of an output and return the number of the part this build writes.
+def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
+    """Create the staged folder of an output; return JSON naming the part this build writes: ``number``,
+    ``path``, and ``parts``, the glob of the staged parts (what export_parts reads and writes).
 
-    0 starts a new history (``compact``, no published parts, or a published output that is not a folder
-    of parts with ``key``): the build writes every row.  Otherwise the published parts are linked into the
-    staged folder (hard links: no bytes copied) and the build adds the next number."""
-    key_columns = key_list(key)
+    Number 0 starts a new history (``compact``, no published parts, or a published output that is not a
+    folder of parts with ``key``): the build writes every row.  Otherwise the published parts are linked
+    into the staged folder (hard links: no bytes copied) and the build adds the next number."""
     os.makedirs(staged, exist_ok=True)
-    if compact or not holds_history(published, key_columns):
-        return 0
-    numbers = part_numbers(published)
-    for number in numbers:
-        name = part_name(number)
-        os.link(os.path.join(published, name), os.path.join(staged, name))
-    return numbers[-1] + 1
+    number = 0
+    if not compact and holds_history(published, key_list(key)):
+        numbers = part_numbers(published)
+        for existing in numbers:
+            name = part_name(existing)
+            os.link(os.path.join(published, name), os.path.join(staged, name))
+        number = numbers[-1] + 1
+    path = os.path.join(os.path.abspath(staged), part_name(number))
+    return json.dumps({"number": number, "path": path, "parts": parts_glob(os.path.abspath(staged))})
+
+
+def parts_glob(folder: str) -> str:
+    """The glob of the parts of ``folder``."""
+    return os.path.join(folder, PART_PREFIX + "*.parquet")
 
 
 def drop_empty_part(path: str) -> str:
@@ -88,7 +96,7 @@ def current_rows_sql(folder: str, key: str) -> str:
     """DuckDB SQL for the current rows of a folder of parts (its output's columns, in no set order).
 
     The newest part of each key is found from the narrow columns; only those rows are read whole."""
-    pattern = os.path.join(folder, PART_PREFIX + "*.parquet").replace("'", "''")
+    pattern = parts_glob(folder).replace("'", "''")
     source = f"read_parquet('{pattern}', filename = '{FILE_COLUMN}', union_by_name = true)"
     keys = ", ".join(key_list(key))
     return (

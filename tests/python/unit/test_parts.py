@@ -3,6 +3,7 @@
 current_rows_sql against a brute-force replay of random histories; stage_parts' numbering, hard links and
 new histories; drop_empty_part; the SQL docs/operations.md shows is the function's."""
 
+import json
 import os
 import random
 import re
@@ -55,25 +56,32 @@ def test_current_rows_replay_every_build(tmp_path, seed):
         assert sorted(found) == sorted((a, b, v) for (a, b), v in state.items())
 
 
+def _number(published, staged, key, compact):
+    return json.loads(parts.stage_parts(str(published), str(staged), key, compact))["number"]
+
+
 def test_stage_parts_links_the_published_parts_and_numbers_the_next(tmp_path):
     published, staged = tmp_path / "out" / "x.parquet", tmp_path / "staging" / "x.parquet"
     published.mkdir(parents=True)
-    assert parts.stage_parts(str(published), str(staged), "a, b", False) == 0  # no part yet
+    assert _number(published, staged, "a, b", False) == 0  # no part yet
     for number in (0, 1, 3):
         _write_part(published, number, {("x", number): "v"}, [])
-    assert parts.stage_parts(str(published), str(tmp_path / "s2"), "a, b", False) == 4
+    staged_part = json.loads(parts.stage_parts(str(published), str(tmp_path / "s2"), "a, b", False))
+    assert staged_part["number"] == 4
+    assert staged_part["path"] == str(tmp_path / "s2" / parts.part_name(4))
+    assert staged_part["parts"] == parts.parts_glob(str(tmp_path / "s2"))
     assert parts.part_numbers(str(tmp_path / "s2")) == [0, 1, 3]
     for number in (0, 1, 3):
         name = parts.part_name(number)
         assert os.path.samefile(published / name, tmp_path / "s2" / name)  # a link, not a copy
-    assert parts.stage_parts(str(published), str(tmp_path / "s3"), "a, b", True) == 0  # compact
+    assert _number(published, tmp_path / "s3", "a, b", True) == 0  # compact
     assert parts.part_numbers(str(tmp_path / "s3")) == []
     # a key the parts lack, or parts without the change columns (Spark's folders), start a new history
-    assert parts.stage_parts(str(published), str(tmp_path / "s4"), "doc_id", False) == 0
+    assert _number(published, tmp_path / "s4", "doc_id", False) == 0
     spark = tmp_path / "spark.parquet"
     spark.mkdir()
     pq.write_table(pa.table({"a": ["x"], "b": [1]}), spark / parts.part_name(0))
-    assert parts.stage_parts(str(spark), str(tmp_path / "s5"), "a, b", False) == 0
+    assert _number(spark, tmp_path / "s5", "a, b", False) == 0
 
 
 def test_an_empty_part_is_dropped(tmp_path):
