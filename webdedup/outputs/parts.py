@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import shutil
 
 import pyarrow.parquet as pq
 
@@ -61,14 +62,18 @@ def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
 
     Number 0 starts a new history (``compact``, no published parts, or a published output that is not a
     folder of parts with ``key``): the build writes every row.  Otherwise the published parts are linked
-    into the staged folder (hard links: no bytes copied) and the build adds the next number."""
+    into the staged folder (hard links, no bytes copied, where the file system has them) and the build
+    adds the next number."""
     os.makedirs(staged, exist_ok=True)
     number = 0
     if not compact and holds_history(published, key_list(key)):
         numbers = part_numbers(published)
         for existing in numbers:
             name = part_name(existing)
-            os.link(os.path.join(published, name), os.path.join(staged, name))
+            try:
+                os.link(os.path.join(published, name), os.path.join(staged, name))
+            except OSError:  # a file system without hard links: a copy
+                shutil.copyfile(os.path.join(published, name), os.path.join(staged, name))
         number = numbers[-1] + 1
     path = os.path.join(os.path.abspath(staged), part_name(number))
     return json.dumps({"number": number, "path": path, "parts": parts_glob(os.path.abspath(staged))})
