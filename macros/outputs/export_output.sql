@@ -173,8 +173,12 @@
   (models/marts/deduped_documents.sql), whose hash reads body_hash instead of the bodies.
 -#}
 {% macro export_parts(output) %}
-    {#- DuckDB only: spark__incremental_outputs refuses the var -#}
     {{- return(adapter.dispatch("export_parts", "web_text_dedup")(output)) -}}
+{% endmacro %}
+
+{% macro spark__export_parts(output) %}
+    {#- unreachable while spark__incremental_outputs refuses the var; dbt resolves every dispatch when it parses -#}
+    {{ exceptions.raise_compiler_error("incremental_outputs: folders of parts per build are a DuckDB option") }}
 {% endmacro %}
 
 {% macro duckdb__export_parts(output) %}
