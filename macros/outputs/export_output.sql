@@ -162,7 +162,7 @@
   export_parts(output): the export of a keyed Parquet output when var incremental_outputs is on
   (webdedup/outputs/parts.py).  The output is the folder <file>/ of parts part-00000.parquet, ...:
   webdedup_stage_parts links the published parts into this run's staging folder and names this build's
-  part (its number and path, and the staged parts' glob: the names live in parts.py).  Part 0 (a new history: none published, or var compact_outputs) holds every row, in the output's
+  part (its number and path, and the SQL of the published parts' newest hash per key: parts.py).  Part 0 (a new history: none published, or var compact_outputs) holds every row, in the output's
   order; a later part holds only the rows whose part_row_hash differs from the newest published version
   of their key (part_change upsert) and the keys that left (part_change delete), sorted by key; a build
   that changed nothing adds no part.
@@ -207,12 +207,7 @@
         {%- set key_match = [] -%}
         {%- for key in keys -%}{%- do key_match.append("now." ~ key ~ " = before." ~ key) -%}{%- endfor -%}
         copy (
-            with before as (
-                select {{ keys | join(", ") }}, part_change, part_row_hash
-                from read_parquet({{ sql_string(part.parts) }}, filename = 'part_file',
-                    union_by_name = true)
-                qualify row_number() over (partition by {{ keys | join(", ") }} order by part_file desc) = 1
-            ),
+            with before as ({{ part.published }}),
             now as (select {{ keys | join(", ") }}, part_row_hash from ({{ rows(only=none) }})),
             changed_keys as (
                 select {{ keys | join(", ") }} from now

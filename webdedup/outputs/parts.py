@@ -58,7 +58,7 @@ def holds_history(folder: str, key_columns: list[str]) -> bool:
 
 def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
     """Create the staged folder of an output; return JSON naming the part this build writes: ``number``,
-    ``path``, and ``parts``, the glob of the staged parts (what export_parts reads and writes).
+    ``path``, and ``published``, the SQL of the staged parts' newest hash per key (published_hashes_sql).
 
     Number 0 starts a new history (``compact``, no published parts, or a published output that is not a
     folder of parts with ``key``): the build writes every row.  Otherwise the published parts are linked
@@ -75,8 +75,9 @@ def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
             except OSError:  # a file system without hard links: a copy
                 shutil.copyfile(os.path.join(published, name), os.path.join(staged, name))
         number = numbers[-1] + 1
-    path = os.path.join(os.path.abspath(staged), part_name(number))
-    return json.dumps({"number": number, "path": path, "parts": parts_glob(os.path.abspath(staged))})
+    staged = os.path.abspath(staged)
+    path = os.path.join(staged, part_name(number))
+    return json.dumps({"number": number, "path": path, "published": published_hashes_sql(staged, key)})
 
 
 def parts_glob(folder: str) -> str:
@@ -101,12 +102,23 @@ def current_rows_sql(folder: str, key: str) -> str:
     """DuckDB SQL for the current rows of a folder of parts (its output's columns, in no set order).
 
     The newest part of each key is found from the narrow columns; only those rows are read whole."""
+    columns = f"parts.* exclude ({CHANGE_COLUMN}, {HASH_COLUMN}, {FILE_COLUMN})"
+    return f"{_newest_rows_sql(folder, key, columns)} where parts.{CHANGE_COLUMN} = 'upsert'"
+
+
+def published_hashes_sql(folder: str, key: str) -> str:
+    """DuckDB SQL for the newest version of each key in a folder of parts, narrow: the key columns,
+    part_change and part_row_hash (what a build compares its rows with; export_parts)."""
+    return _newest_rows_sql(folder, key, f"{', '.join(key_list(key))}, {CHANGE_COLUMN}, {HASH_COLUMN}")
+
+
+def _newest_rows_sql(folder: str, key: str, columns: str) -> str:
+    """``columns`` of each key's row in the newest part that holds the key (alias ``parts``)."""
     pattern = parts_glob(folder).replace("'", "''")
     source = f"read_parquet('{pattern}', filename = '{FILE_COLUMN}', union_by_name = true)"
     keys = ", ".join(key_list(key))
     return (
         f"with newest as (select {keys}, max({FILE_COLUMN}) as {FILE_COLUMN} from {source} group by {keys}) "
-        f"select parts.* exclude ({CHANGE_COLUMN}, {HASH_COLUMN}, {FILE_COLUMN}) "
-        f"from {source} as parts semi join newest using ({keys}, {FILE_COLUMN}) "
-        f"where parts.{CHANGE_COLUMN} = 'upsert'"
+        f"select {columns} "
+        f"from {source} as parts semi join newest using ({keys}, {FILE_COLUMN})"
     )
