@@ -163,6 +163,13 @@ def test_changed_and_removed_documents_and_new_settings_equal_a_full_build(tmp_p
     assert _build(tmp_path, "incremental", folder, {"shingle_size": 4}) == 798
     _assert_same_as_full_build(tmp_path, folder, "incremental", {"shingle_size": 4})
 
+    # a higher threshold: no fingerprint is redone, edges between unchanged pages go (components split)
+    higher = {"shingle_size": 4, "threshold": 0.95}
+    edges = len(_rows(tmp_path / "incremental" / "out" / "duplicate_pairs.csv"))
+    assert _build(tmp_path, "incremental", folder, higher) == 0
+    assert len(_rows(tmp_path / "incremental" / "out" / "duplicate_pairs.csv")) < edges
+    _assert_same_as_full_build(tmp_path, folder, "incremental", higher)
+
 
 def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     folder = tmp_path / "crawl"
