@@ -114,6 +114,28 @@ def _assert_same_as_full_build(work, folder, incremental, extra_vars=None):
         assert incremental_rows == _table(work / full / "db.duckdb", table), table
 
 
+def _marked_then_new_batch(work, corpus, first, added, marks, selector):
+    """A build of the first ``first`` pages, the ``marks`` (SQL updates) run on its database behind dbt's
+    back, then ``dbt run --select selector`` after a batch of the next ``added`` pages, and a full build
+    ("full") of both batches beside it.  Returns the incremental database's path."""
+    folder = work / "crawl"
+    folder.mkdir()
+    pq.write_table(corpus.slice(0, first), folder / "batch-1.parquet")
+    _build(work, "incremental", folder)
+    db_path = work / "incremental" / "db.duckdb"
+    with duckdb.connect(str(db_path)) as con:
+        for mark in marks:
+            con.execute(mark)
+    pq.write_table(corpus.slice(first, added), folder / "batch-2.parquet")
+    run_dbt(
+        ["run", "--select", selector],
+        db_path=db_path,
+        dbt_vars={"documents_path": str(folder), "output_dir": str(work / "incremental" / "out")},
+    )
+    _build(work, "full", folder)
+    return db_path
+
+
 @pytest.fixture(scope="module")
 def corpus():
     table = generate_corpus.generate(1500, seed=5)
@@ -217,25 +239,19 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
 
 
 def test_a_new_batch_is_paired_and_scored_without_redoing_the_stored_pairs(tmp_path, corpus):
-    folder = tmp_path / "crawl"
-    folder.mkdir()
-    pq.write_table(corpus.slice(0, 600), folder / "batch-1.parquet")
-    _build(tmp_path, "incremental", folder)
-    first_ids = set(corpus.column("doc_id").to_pylist()[:600])
-    db_path = tmp_path / "incremental" / "db.duckdb"
     # Mark every stored anchor pair and count behind dbt's back: a build that recomputed them would undo it.
-    with duckdb.connect(str(db_path)) as con:
-        con.execute("update main_internal.int_anchor_pairs set shared_bands = shared_bands + 1000")
-        con.execute(
-            "update main_internal.int_anchor_intersections set shared_shingles = shared_shingles + 1000"
-        )
-    pq.write_table(corpus.slice(600, 300), folder / "batch-2.parquet")
-    run_dbt(
-        ["run", "--select", "+int_anchor_intersections"],
-        db_path=db_path,
-        dbt_vars={"documents_path": str(folder), "output_dir": str(tmp_path / "incremental" / "out")},
+    db_path = _marked_then_new_batch(
+        tmp_path,
+        corpus,
+        600,
+        300,
+        [
+            "update main_internal.int_anchor_pairs set shared_bands = shared_bands + 1000",
+            "update main_internal.int_anchor_intersections set shared_shingles = shared_shingles + 1000",
+        ],
+        "+int_anchor_intersections",
     )
-    _build(tmp_path, "full", folder)
+    first_ids = set(corpus.column("doc_id").to_pylist()[:600])
     for table, count_column in (("int_anchor_pairs", 2), ("int_anchor_intersections", 4)):
         full = set(_table(tmp_path / "full" / "db.duckdb", f"main_internal.{table}"))
         kept = new = 0
@@ -254,21 +270,15 @@ def test_a_new_batch_is_paired_and_scored_without_redoing_the_stored_pairs(tmp_p
 
 
 def test_a_new_batch_recomputes_only_the_components_it_touches(tmp_path, corpus):
-    folder = tmp_path / "crawl"
-    folder.mkdir()
-    pq.write_table(corpus.slice(0, 700), folder / "batch-1.parquet")
-    _build(tmp_path, "incremental", folder)
-    db_path = tmp_path / "incremental" / "db.duckdb"
     # Mark every stored component row behind dbt's back: a build that recomputed it would undo it.
-    with duckdb.connect(str(db_path)) as con:
-        con.execute("update main_internal.int_components set component_size = component_size + 1000")
-    pq.write_table(corpus.slice(700, 200), folder / "batch-2.parquet")
-    run_dbt(
-        ["run", "--select", "+int_components"],
-        db_path=db_path,
-        dbt_vars={"documents_path": str(folder), "output_dir": str(tmp_path / "incremental" / "out")},
+    db_path = _marked_then_new_batch(
+        tmp_path,
+        corpus,
+        700,
+        200,
+        ["update main_internal.int_components set component_size = component_size + 1000"],
+        "+int_components",
     )
-    _build(tmp_path, "full", folder)
     full = _table(tmp_path / "full" / "db.duckdb", "main_internal.int_components")
     new_ids = set(corpus.column("doc_id").to_pylist()[700:900])
     # brute force over the full build: the components a new page belongs to are the touched ones
