@@ -25,6 +25,10 @@ DBT := $(BIN)/dbt
 DBT_FLAGS := --profiles-dir . --project-dir .
 TEST_DIR := target/test-run
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile
+# Python's bytecode for the installed packages, written once after each install (only what is missing).
+# Without it every dbt command compiles dbt from source when PYTHONDONTWRITEBYTECODE is set (as in many
+# containers and on this project's machines): `dbt --version` 4.9 s against 2.3 s compiled.
+COMPILE := $(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 .PHONY: run run-spark sql test test-unit test-spark lint dbt-test pytest docs docs-serve docs-pictures bench \
@@ -33,14 +37,15 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
 # Each set of packages is pinned, transitive dependencies included, in requirements/ (base: the DuckDB
 # pipeline; spark, test, bench on top of it) and installed by the first command that needs it.
-# `make run` installs base only; --no-compile and stripping the symbols of the three largest compiled
-# libraries (llvmlite, DuckDB, Arrow; when binutils' strip is there) keep that venv under 600 MB.
+# `make run` installs base only; stripping the symbols of the three largest compiled libraries (llvmlite,
+# DuckDB, Arrow; when binutils' strip is there) keeps that venv under 700 MB, its bytecode included.
 $(VENV)/.installed-base: requirements/base.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) -r requirements/base.txt
 	-command -v strip > /dev/null && find $(VENV)/lib -type f \( -name libllvmlite.so -o -name '_duckdb*.so' \
 		-o \( -path '*/site-packages/pyarrow/*' \( -name '*.so' -o -name '*.so.[0-9]*' \) \) \) \
 		-exec strip --strip-unneeded {} +
+	$(COMPILE)
 	$(BIN)/python -m webdedup.core.warm  # compile the numba kernels once (cached in webdedup/core/__pycache__)
 	touch $@
 
@@ -48,15 +53,18 @@ $(VENV)/.installed-base: requirements/base.txt
 # file, webdedup/engines/spark_plugin.py), so that plain `dbt build --target spark` works.
 $(VENV)/.installed-spark: requirements/spark.txt $(VENV)/.installed-base
 	$(PIP) -r requirements/spark.txt
+	$(COMPILE)
 	$(BIN)/python -m webdedup.engines.spark_plugin
 	touch $@
 
 $(VENV)/.installed-test: requirements/test.txt $(VENV)/.installed-base
 	$(PIP) -r requirements/test.txt
+	$(COMPILE)
 	touch $@
 
 $(VENV)/.installed-bench: requirements/bench.txt $(VENV)/.installed-base
 	$(PIP) -r requirements/bench.txt
+	$(COMPILE)
 	touch $@
 
 spark-install: $(VENV)/.installed-spark
