@@ -217,8 +217,8 @@ def format_results(results: list[dict], settings: dict) -> str:
         f"peak RSS via {settings['rss_method']}, published copy of the database "
         f"{'on' if settings['published_copy'] else 'off (--no-publish)'}",
         "",
-        f"{'documents':>11} {'input':>9} {'wall s':>8} {'x prev':>6} {'peak RSS':>9} {'disk peak':>10} "
-        f"{'/input':>6} {'database':>9} {'spill':>9} {'outputs':>9} {'published':>9}",
+        f"{'documents':>11} {'input':>9} {'wall s':>8} {'x prev':>6} {'CPU s':>8} {'peak RSS':>9} "
+        f"{'disk peak':>10} {'/input':>6} {'database':>9} {'spill':>9} {'outputs':>9} {'published':>9}",
     ]
     previous = None
     for item in results:
@@ -227,6 +227,7 @@ def format_results(results: list[dict], settings: dict) -> str:
         ratio = f"{dbt['wall_seconds'] / previous:6.2f}" if previous and ok else f"{'-':>6}"
         lines.append(
             f"{item['documents']:>11,} {_gb(item['input_bytes']):>9} {dbt['wall_seconds']:8.2f} {ratio} "
+            f"{dbt.get('cpu_seconds') or 0:8.1f} "
             f"{(dbt['peak_rss_mb'] or 0) / 1e3:7.2f}GB {_gb(item['disk_peak_total']):>10} "
             f"{item['disk_peak_total'] / item['input_bytes']:6.2f} {_gb(peaks['database']):>9} "
             f"{_gb(peaks['spill']):>9} {_gb(peaks['outputs']):>9} {_gb(peaks['published']):>9}"
