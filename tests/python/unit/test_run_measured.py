@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.run_benchmark import run_measured
+from benchmarks.run_benchmark import gnu_time_available, run_measured
 
 # burns 0.3 s of CPU, then sleeps 0.3 s; prints its own CPU time (the oracle)
 CHILD = """
@@ -21,8 +21,8 @@ print(time.process_time())
 
 @pytest.mark.parametrize("rss_method", ["time", "psutil"])
 def test_cpu_seconds_are_the_childs_own_and_not_its_sleep(tmp_path: Path, rss_method: str) -> None:
-    if rss_method == "time" and not Path("/usr/bin/time").exists():
-        pytest.skip("GNU time is not installed")
+    if rss_method == "time" and not gnu_time_available():
+        pytest.skip("GNU time (/usr/bin/time -v) is not installed")
     log = tmp_path / "child.log"
     result = run_measured(
         [sys.executable, "-c", CHILD], env=None, cwd=tmp_path, log_path=log, rss_method=rss_method
