@@ -100,6 +100,8 @@ class DiskSampler:
         self.min_free_bytes = min_free_bytes
         self.peaks = dict.fromkeys(DISK_PARTS, 0)
         self.peak_total = 0
+        self.peak_parts = dict.fromkeys(DISK_PARTS, 0)  # each part at the joint peak
+        self.peak_at: datetime | None = None
         self.samples = 0
         self.rss: list[tuple[datetime, int]] = []
         self.stopped = ""
@@ -110,8 +112,10 @@ class DiskSampler:
         parts = disk_parts(self.work)
         for name, value in parts.items():
             self.peaks[name] = max(self.peaks[name], value)
-        self.peak_total = max(self.peak_total, sum(parts.values()))
-        self.rss.append((datetime.now(UTC), tree_rss()))
+        now = datetime.now(UTC)
+        if sum(parts.values()) > self.peak_total:
+            self.peak_total, self.peak_parts, self.peak_at = sum(parts.values()), parts, now
+        self.rss.append((now, tree_rss()))
         self.samples += 1
         free = shutil.disk_usage(self.work).free
         if self.min_free_bytes and free < self.min_free_bytes and not self.stopped:
@@ -161,7 +165,8 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str, given: Path |
             rss_method=rss_method,
             publish=not args.no_publish,
         )
-    stage_peak_rss(work / "target" / "run_results.json", dbt.get("stages", []), sampler.rss)
+    windows = stage_windows(work / "target" / "run_results.json")
+    stage_peak_rss(windows, dbt.get("stages", []), sampler.rss)
     if dbt["returncode"] != 0:
         print(f"[{docs:,}] dbt failed:\n{rb._log_tail(dbt['log'])}", file=sys.stderr)
     result = {
@@ -171,6 +176,12 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str, given: Path |
         "dbt": dbt,
         "disk_peaks": sampler.peaks,
         "disk_peak_total": sampler.peak_total,
+        "disk_peak_parts": sampler.peak_parts,
+        "disk_peak_during": sorted(
+            unique_id.split(".")[-1]
+            for unique_id, (start, end) in windows.items()
+            if sampler.peak_at and start <= sampler.peak_at <= end
+        ),
         "disk_samples": sampler.samples,
         "disk_guard": sampler.stopped,
         "published": not args.no_publish,
@@ -185,12 +196,11 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str, given: Path |
     return result
 
 
-def stage_peak_rss(run_results: Path, stages: list[dict], samples: list[tuple[datetime, int]]) -> None:
-    """Add ``peak_rss_mb`` to each stage: the build's highest sampled RSS while the stage ran (from its
-    compile start to its execute end in run_results.json, export post-hooks included).  Stages run two at
-    a time, so the figure is the whole build's memory in that window, not the stage's own."""
+def stage_windows(run_results: Path) -> dict[str, tuple[datetime, datetime]]:
+    """Each node's (start, end) in run_results.json: its compile start to its execute end, export
+    post-hooks included; {} when the build wrote none."""
     if not run_results.exists():
-        return
+        return {}
     windows = {}
     for item in json.loads(run_results.read_text(encoding="utf-8"))["results"]:
         times = [
@@ -200,6 +210,15 @@ def stage_peak_rss(run_results: Path, stages: list[dict], samples: list[tuple[da
         ]
         if times:
             windows[item["unique_id"]] = (min(times), max(times))
+    return windows
+
+
+def stage_peak_rss(
+    windows: dict[str, tuple[datetime, datetime]], stages: list[dict], samples: list[tuple[datetime, int]]
+) -> None:
+    """Add ``peak_rss_mb`` to each stage: the build's highest sampled RSS while the stage ran
+    (``stage_windows``).  Stages run two at a time, so the figure is the whole build's memory in that
+    window, not the stage's own."""
     for stage in stages:
         start, end = windows.get(stage.get("unique_id"), (None, None))
         inside = [rss for at, rss in samples if start and start <= at <= end]
@@ -239,6 +258,11 @@ def format_results(results: list[dict], settings: dict) -> str:
         "disk peak: database + spill + outputs + published copy at their joint peak (sampled every "
         f"{SAMPLE_SECONDS} s); each part's column is its own peak; /input = disk peak / input Parquet size"
     )
+    for item in results:
+        if item.get("disk_peak_parts"):
+            parts = ", ".join(f"{name} {_gb(value)}" for name, value in item["disk_peak_parts"].items())
+            during = ", ".join(item.get("disk_peak_during") or []) or "-"
+            lines.append(f"joint disk peak at {item['documents']:,}: {parts}; while running: {during}")
     for item in results:
         rensa = item.get("rensa")
         if rensa:

@@ -1,11 +1,16 @@
 {#-
-  exact_jaccard(pairs, shingle_sets): a select of
+  exact_jaccard(pairs, shingle_sets=none): a select of
   (low_doc_id, high_doc_id, shared_shingles, union_shingles, jaccard) for every row of `pairs`
   (columns low_doc_id, high_doc_id), from the shingle sets in `shingle_sets` (doc_id, shingle_count,
-  shingle_set: int_shingle_sets, each set its distinct hashes in ascending order).  Jaccard of two empty
-  sets is 0.0.  union = |A| + |B| - shared, so only the intersection size differs by engine.
+  shingle_set, each set its distinct hashes in ascending order), by default those of the pairs'
+  documents from shingle_sets_source() below.  Jaccard of two empty sets is 0.0.
+  union = |A| + |B| - shared, so only the intersection size differs by engine.
 -#}
-{% macro exact_jaccard(pairs, shingle_sets) %}
+{% macro exact_jaccard(pairs, shingle_sets=none) %}
+    {%- if shingle_sets is none -%}
+        {%- set shingle_sets = shingle_sets_source(
+            "select low_doc_id from " ~ pairs ~ " union select high_doc_id from " ~ pairs) -%}
+    {%- endif -%}
     {{- return(adapter.dispatch("exact_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
 {% endmacro %}
 
@@ -145,18 +150,63 @@
 
 
 {#-
-  candidate_anchor_jaccard(pairs, shingle_sets): exact_jaccard's columns for scored_pairs' distinct
-  candidate anchor pairs (`pairs`: low_doc_id, high_doc_id, the distinct least/greatest of
-  int_candidate_pairs' two anchors).  On DuckDB the pairs of two anchors are counted by
-  int_anchor_intersections, a blocked merge whose memory does not grow with the corpus (joining every pair
-  to both of its sets in SQL spilled tens of GB at 5M pages), and a pair inside a group of identical sets
-  shares all of its shingles; the other engines use exact_jaccard on the same pairs.
+  shingle_sets_source(doc_ids): a relation (doc_id, shingle_count, shingle_set) of the shingle sets of
+  the documents the query `doc_ids` (one column of doc_ids) selects.  DuckDB: computed as they are read,
+  from the shingled text (int_shingle_texts) by the Arrow function webdedup_shingle_set, for those
+  documents only (the few pairs of cluster_inspection, clustering: strict and the audit): the sets of
+  every candidate anchor would be the largest table of the database (8 bytes per shingle, random), and
+  the candidate pairs are counted by int_anchor_intersections over sets it holds only while it runs.
+  Spark: those rows of the int_shingle_sets table.
 -#}
-{% macro candidate_anchor_jaccard(pairs, shingle_sets) %}
-    {{- return(adapter.dispatch("candidate_anchor_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
+{% macro shingle_sets_source(doc_ids) %}
+    {{- return(adapter.dispatch("shingle_sets_source", "web_text_dedup")(doc_ids)) -}}
 {% endmacro %}
 
-{% macro duckdb__candidate_anchor_jaccard(pairs, shingle_sets) %}
+{% macro duckdb__shingle_sets_source(doc_ids) %}
+    (
+        select
+            doc_id,
+            cast(len(shingle_set) as integer) as shingle_count,
+            shingle_set
+        from (
+            -- the filter sits below the function: DuckDB does not push a semi join past it
+            select
+                doc_id,
+                webdedup_shingle_set(body, {{ dedup_settings().shingle_size }}) as shingle_set
+            from {{ shingle_sets_ref() }}
+            where doc_id in ({{ doc_ids }})
+        ) as shingled
+    )
+{% endmacro %}
+
+{% macro default__shingle_sets_source(doc_ids) %}
+    (select * from {{ shingle_sets_ref() }} where doc_id in ({{ doc_ids }}))
+{% endmacro %}
+
+{#- The model shingle_sets_source reads: DuckDB's shingled text, Spark's stored sets.  A model that
+    scores pairs only while it runs (clustering: strict) names it in a depends_on comment. -#}
+{% macro shingle_sets_ref() %}
+    {{- return(adapter.dispatch("shingle_sets_ref", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro duckdb__shingle_sets_ref() %}{{ return(ref("int_shingle_texts")) }}{% endmacro %}
+
+{% macro default__shingle_sets_ref() %}{{ return(ref("int_shingle_sets")) }}{% endmacro %}
+
+
+{#-
+  candidate_anchor_jaccard(pairs): exact_jaccard's columns for scored_pairs' distinct candidate anchor
+  pairs (`pairs`: low_doc_id, high_doc_id, the distinct least/greatest of int_candidate_pairs' two
+  anchors).  On DuckDB the pairs of two anchors are counted by int_anchor_intersections, a blocked merge
+  whose memory does not grow with the corpus (joining every pair to both of its sets in SQL spilled tens
+  of GB at 5M pages), and a pair inside a group of identical sets shares all of its shingles; the other
+  engines use exact_jaccard on the same pairs.
+-#}
+{% macro candidate_anchor_jaccard(pairs) %}
+    {{- return(adapter.dispatch("candidate_anchor_jaccard", "web_text_dedup")(pairs)) -}}
+{% endmacro %}
+
+{% macro duckdb__candidate_anchor_jaccard(pairs) %}
     with
     jaccard_counts as (
         select
@@ -177,6 +227,6 @@
     {{ duckdb__jaccard_from_counts("jaccard_counts") }}
 {% endmacro %}
 
-{% macro default__candidate_anchor_jaccard(pairs, shingle_sets) %}
-    {{- exact_jaccard(pairs, shingle_sets) -}}
+{% macro default__candidate_anchor_jaccard(pairs) %}
+    {{- exact_jaccard(pairs) -}}
 {% endmacro %}

@@ -1,5 +1,5 @@
 {#-
-  strict_clusters(components, shingle_sets, edges, threshold): a select of (doc_id, kept_doc_id, jaccard)
+  strict_clusters(components, edges, threshold): a select of (doc_id, kept_doc_id, jaccard)
   for every member of a multi-member component of `components` (int_components: doc_id, component_id,
   component_size, component_rank, group_anchor_doc_id), kept_doc_id being the representative the member
   is kept for under `clustering: strict`.  `edges` holds the accepted pairs (left_doc_id, right_doc_id).
@@ -13,7 +13,7 @@
       keeps nearly twice the co-clustered pairs of taking the newest page, benchmarks/strict_bound.py);
   and every unplaced member whose exact Jaccard to it is at or above the threshold is placed with it.  So
   no member is ever removed in favour of a page it is not similar to.  Exact Jaccard is that of the
-  members' shingle-set group anchors (`shingle_sets`: int_shingle_sets), scored by exact_jaccard whether
+  members' shingle-set group anchors (their sets from shingle_sets_source), scored by exact_jaccard whether
   or not the pair was ever an LSH candidate; identical sets score 1.0 (empty sets 0.0).
 
   Each round scores one pair per unplaced member of the components still being split (two for those
@@ -22,7 +22,7 @@
   rewritten each round by run_query on both engines; the final one stays until the next build so the
   model's query can read it.  Var graph_max_rounds stops a runaway loop.
 -#}
-{% macro strict_clusters(components, shingle_sets, edges, threshold) %}
+{% macro strict_clusters(components, edges, threshold) %}
     {%- set state_table = _scratch_relation("strict_state") -%}
     {%- set next_table = _scratch_relation("strict_next") -%}
     {%- set firsts_table = _scratch_relation("strict_firsts") -%}
@@ -48,7 +48,7 @@
                 ~ " partition by component_id order by component_rank) as pick_rank"
                 ~ " from " ~ open_members ~ " as s) as ranked where pick_rank = 1") -%}
             {%- do _replace_scratch_table(pairs_table, _strict_pairs(open_members, firsts_table)) -%}
-            {%- do _replace_scratch_table(scores_table, exact_jaccard(pairs_table, shingle_sets)) -%}
+            {%- do _replace_scratch_table(scores_table, exact_jaccard(pairs_table)) -%}
             {#- the pick: that member where it covers the rest, else the one with the most open edges -#}
             {%- do _replace_scratch_table(picks_table,
                 "with coverage as ("
@@ -76,7 +76,7 @@
                 ~ " union all"
                 ~ " select component_id, pick_doc_id, pick_anchor_doc_id from centres where pick_rank = 1") -%}
             {%- do _replace_scratch_table(more_pairs_table, _strict_pairs(open_members, picks_table, scores_table)) -%}
-            {%- do _replace_scratch_table(more_scores_table, exact_jaccard(more_pairs_table, shingle_sets)) -%}
+            {%- do _replace_scratch_table(more_scores_table, exact_jaccard(more_pairs_table)) -%}
             {%- do _replace_scratch_table(next_table,
                 "select s.doc_id, s.component_id, s.component_rank, s.group_anchor_doc_id,"
                 ~ " case when s.kept_doc_id is not null then s.kept_doc_id"

@@ -1,11 +1,13 @@
 """The intersection size of the shingle sets of every pair of int_anchor_pairs (DuckDB only).
 
-A thin adapter over webdedup/engines/blocked_jaccard.py (the engine's ``anchor_intersections``): the
-pairs are scored in blocks of their low documents, so memory stays bounded by var jaccard_block_mb
-whatever the number of pairs; macros/algorithm/exact_jaccard.sql (candidate_anchor_jaccard) turns the
-counts into scored_pairs' Jaccard.  Incremental: a build counts only the pairs the table lacks (its
-pre-hook deletes those no longer current).  On Spark this model is disabled and scored_pairs joins the
-shingle rows instead.
+A thin adapter over webdedup/engines/anchor_scoring.py (the engine's ``anchor_intersections``): the pairs'
+anchors are shingled from int_shingle_texts into a scratch file that lives only while this model runs,
+and the pairs are counted in blocks of their low documents (webdedup/engines/blocked_jaccard.py), so
+memory stays bounded by var jaccard_block_mb whatever the number of pairs, and no shingle set is kept
+in the database; macros/algorithm/exact_jaccard.sql (candidate_anchor_jaccard) turns the counts into
+scored_pairs' Jaccard.  Incremental: a build counts only the pairs the table lacks (its pre-hook
+deletes those no longer current).  On Spark this model is disabled and scored_pairs joins the shingle
+rows of int_shingle_sets instead.
 """
 
 from webdedup.engines import models_for
@@ -17,7 +19,8 @@ def model(dbt, session):
     return models_for(session).anchor_intersections(
         session,
         anchor_pairs=dbt.ref("int_anchor_pairs"),
-        shingle_sets=dbt.ref("int_shingle_sets"),
+        documents=dbt.ref("int_shingle_texts"),
+        settings=dbt.ref("int_run_settings"),
         block_mb=block_mb,
         existing=str(dbt.this) if dbt.is_incremental else None,
     )

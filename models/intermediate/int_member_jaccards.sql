@@ -19,12 +19,6 @@ groups as (
 
 ),
 
-shingle_sets as (
-
-    select * from {{ ref("int_shingle_sets") }}
-
-),
-
 scored_pairs as (
 
     select * from {{ ref("scored_pairs") }}
@@ -33,7 +27,7 @@ scored_pairs as (
 
 members as (
 
-    -- with their shingle-set group anchors: exact scoring works on anchors (int_shingle_sets)
+    -- with their shingle-set group anchors: exact scoring works on anchors
     select
         clusters.doc_id,
         member_group.group_anchor_doc_id as anchor_doc_id,
@@ -79,7 +73,8 @@ unscored_pairs as (
 
 computed_jaccard as (
 
-    {{ exact_jaccard("unscored_pairs", "shingle_sets") }}
+    -- the sets of just these pairs' anchors, shingled as they are read (macro shingle_sets_source)
+    {{ exact_jaccard("unscored_pairs") }}
 
 ),
 

@@ -1,9 +1,10 @@
 {#-
-  The documents whose shingle sets exact scoring needs: the group anchor of every candidate pair (each
-  distinct shingle set once), or, when the missed-pair audit is on (var audit), every group anchor.
-  Signatures and band keys do not need the sets, so int_fingerprints does not store them: a web page's
-  set is about 5 KB of hashes, and most pages are never a candidate.  body_hash lets the incremental
-  int_shingle_sets see which sets are stale.
+  Spark only (enabled in _intermediate__models.yml): the documents whose shingle sets exact scoring
+  needs, for int_shingle_sets: the group anchor of every candidate pair (each distinct shingle set once),
+  or, when the missed-pair audit is on (var audit), every group anchor.  Signatures and band keys do not
+  need the sets, so int_fingerprints does not store them: a web page's set is about 5 KB of hashes, and
+  most pages are never a candidate.  On DuckDB, int_anchor_intersections shingles the anchors of the
+  pairs it counts itself and keeps no set.
 -#}
 {{ config(materialized="view") }}
 

@@ -1,5 +1,5 @@
 {#-
-  Grain: one row per document.  Why: the text that is shingled (int_fingerprints, int_shingle_sets),
+  Grain: one row per document.  Why: the text that is shingled (int_fingerprints, exact scoring),
   with body_hash, the hash of that text (incremental builds redo a document when it changes).
 
   var boilerplate_filter false (the default, the spec): the body itself, a view over stg_documents.

@@ -12,6 +12,9 @@
   older name) or a member older than all others arrives.
 -#}
 {%- set strict = dedup_settings().clustering == "strict" %}
+{% if strict -%}
+    -- strict_clusters scores pairs while it runs, over the sets of: depends_on: {{ shingle_sets_ref() }}
+{% endif %}
 
 with
 
@@ -31,7 +34,7 @@ components as (
 strict_assignments as (
 
     {{ strict_clusters(
-        ref("int_components"), ref("int_shingle_sets"), ref("duplicate_pairs"), dedup_settings().threshold
+        ref("int_components"), ref("duplicate_pairs"), dedup_settings().threshold
     ) }}
 
 ),

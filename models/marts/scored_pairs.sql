@@ -38,7 +38,7 @@ anchor_pairs as (
 anchor_jaccard as (
 
     -- the shingle sets are read by the macro (on DuckDB through int_anchor_intersections)
-    {{ candidate_anchor_jaccard("anchor_pairs", ref("int_shingle_sets")) }}
+    {{ candidate_anchor_jaccard("anchor_pairs") }}
 
 ),
 

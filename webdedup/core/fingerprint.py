@@ -78,7 +78,8 @@ FINGERPRINT_SCHEMA = pa.schema(
 
 # The shingle sets themselves (sorted distinct shingle hashes) are large (8 bytes per shingle, about 5 KB
 # per web page) and only exact scoring needs them, so they are computed by a second pass over just the
-# documents that take part in a candidate pair (models/intermediate/int_shingle_sets.py).
+# documents that take part in a candidate pair, and on DuckDB held only while those pairs are counted
+# (webdedup/engines/anchor_scoring.py; on Spark they are the int_shingle_sets table).
 SHINGLE_SET_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -294,15 +295,20 @@ def shingle_set_batch(batch: pa.RecordBatch, params: FingerprintParams) -> pa.Re
     The same normalization and shingle hashes as ``fingerprint_batch`` (``shingle_batch``), so the sets
     are exactly those the signatures were computed from.
     """
-    shingled = shingle_batch(normalize_batch(batch.column("body"), tokens_only=True), params.shingle_size)
+    sets = shingle_set_array(batch.column("body"), params.shingle_size)
     return pa.RecordBatch.from_arrays(
-        [
-            batch.column("doc_id").cast(pa.string()),
-            pa.array(shingled.shingle_counts, type=pa.int32()),
-            _list_array(shingled.sorted_hashes().view(np.int64), shingled.shingle_counts, pa.int64()),
-        ],
+        [batch.column("doc_id").cast(pa.string()), pc.list_value_length(sets).cast(pa.int32()), sets],
         schema=SHINGLE_SET_SCHEMA,
     )
+
+
+def shingle_set_array(bodies, shingle_size: int) -> pa.ListArray:
+    """The shingle set of every body of ``bodies`` (an Arrow string array; a null body has none) as a
+    list<int64> array: each set's distinct hashes in ascending unsigned order, as signed int64."""
+    if isinstance(bodies, pa.ChunkedArray):
+        bodies = bodies.combine_chunks()
+    shingled = shingle_batch(normalize_batch(bodies, tokens_only=True), shingle_size)
+    return _list_array(shingled.sorted_hashes().view(np.int64), shingled.shingle_counts, pa.int64())
 
 
 def _list_parts(lists) -> tuple[np.ndarray, np.ndarray]:
@@ -323,7 +329,6 @@ def shared_shingle_counts(left, right) -> pa.Array:
 
 
 def shingle_set(body: str | None, shingle_size: int) -> list[int]:
-    """One document's shingle set (sorted distinct shingle hashes as signed int64), exactly as
-    int_shingle_sets stores it; a null body has none."""
-    shingled = shingle_batch(normalize_batch(pa.array([body], pa.string()), tokens_only=True), shingle_size)
-    return shingled.sorted_hashes().view(np.int64).tolist()
+    """One document's shingle set (sorted distinct shingle hashes as signed int64), exactly as exact
+    scoring uses it (``shingle_set_array``); a null body has none."""
+    return shingle_set_array(pa.array([body], pa.string()), shingle_size)[0].as_py()

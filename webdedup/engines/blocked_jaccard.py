@@ -1,12 +1,12 @@
 """Exact Jaccard numerators of many pairs in bounded memory: a blocked merge of sorted shingle sets.
 
 Exact scoring needs, per pair of anchors (low, high), the size of the intersection of their shingle
-sets (int_shingle_sets: each set its distinct 64-bit hashes in ascending unsigned order).  Joining every
-pair to both of its sets in SQL puts one side's sets in a hash table and carries the other side's sets
-with every pair row: about 10 KB per pair, which spilled tens of GB at 5M pages.  Here the pairs are
-processed in blocks of their low documents instead:
+sets (each set its distinct 64-bit hashes in ascending unsigned order).  Joining every pair to both of
+its sets in SQL puts one side's sets in a hash table and carries the other side's sets with every pair
+row: about 10 KB per pair, which spilled tens of GB at 5M pages.  Here the pairs are processed in blocks
+of their low documents instead:
 
-1. the low documents, in doc_id order, are cut into blocks whose sets take at most ``budget_bytes``
+1. the low documents, in key order, are cut into blocks whose sets take at most ``budget_bytes``
    (8 bytes per hash; a single larger set is a block of its own);
 2. per block, its low documents' sets are read into one numpy array (the resident block), the block's
    pairs are sorted by high document, and the sets of the block's high documents are streamed from
@@ -14,10 +14,11 @@ processed in blocks of their low documents instead:
    resident sets of its pairs.
 
 Memory is the resident block plus one streamed batch plus the block's pairs, whatever the corpus size;
-the price is one scan of the shingle sets per block, restricted to doc_ids from the block's first low
+the price is one scan of the shingle sets per block, restricted to keys from the block's first low
 document on (every high document sorts after its low one).  The output, one row per pair, is
 (low_doc_id, high_doc_id, low_shingle_count, high_shingle_count, shared_shingles), block by block, each
-block's pairs ordered by (high_doc_id, low_doc_id).
+block's pairs ordered by (high_doc_id, low_doc_id).  webdedup/engines/anchor_scoring.py feeds it the
+candidate anchor pairs of int_anchor_intersections.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import pyarrow.compute as pc
 from webdedup.core.kernels import intersections
 from webdedup.engines.duckdb_memory import lend
 
-#: Output schema: the counts are int32 like int_shingle_sets.shingle_count, shared is a BIGINT.
+#: Output schema (string keys): the counts are int32 like int_fingerprints.shingle_count, shared is a BIGINT.
 SCHEMA = pa.schema(
     [
         pa.field("low_doc_id", pa.string(), nullable=False),
@@ -49,22 +50,27 @@ STREAM_ROWS = 4096
 _NAMES = itertools.count()
 
 
+def detached(array: pa.Array) -> pa.Array:
+    """A copy of ``array`` in buffers of its own.  Every column of a record batch DuckDB exports shares
+    the batch's release callback, so keeping one column (a batch's doc_ids) keeps the whole batch alive,
+    page bodies or shingle sets included: at 10M pages that was 7 GB of bodies behind 1.9M doc_ids."""
+    return array.take(pa.array(np.arange(len(array), dtype=np.int64)))
+
+
 def _sets(table) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """(doc_ids, values as uint64, int64 offsets) of a (doc_id, shingle_set) table or batch."""
+    """(keys, values as uint64, int64 offsets) of a (key, shingle_set) table or batch."""
     doc_ids = table.column(0)
     lists = table.column(1)
     if isinstance(lists, pa.ChunkedArray):
         doc_ids, lists = doc_ids.combine_chunks(), lists.combine_chunks()
     if lists.null_count:
-        raise ValueError(
-            f"int_shingle_sets: null shingle_set for doc_id {doc_ids.filter(lists.is_null())[0]}"
-        )
+        raise ValueError(f"exact Jaccard: null shingle_set for {doc_ids.filter(lists.is_null())[0]}")
     offsets = np.asarray(lists.offsets, dtype=np.int64)
     values = lists.values.to_numpy(zero_copy_only=False).view(np.uint64)
-    return doc_ids.cast(pa.string()), values, offsets
+    return doc_ids, values, offsets
 
 
-def _resident(connection, query: str, expected: int) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+def _resident(connection, query: str, expected: int, key_type) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """``_sets`` of a block's sets, read from DuckDB in batches into one array of ``expected`` hashes (the
     sets' shingle_count summed), so that no fetched result is held beside it.  (Measured alone on 1M
     pages of real prose this did not lower the peak: DuckDB's cache did, see duckdb_memory.lend.)  More
@@ -79,9 +85,9 @@ def _resident(connection, query: str, expected: int) -> tuple[pa.Array, np.ndarr
             values = grown
         values[used : used + len(batch_values)] = batch_values
         offsets.append(batch_offsets[1:] - batch_offsets[0] + used)
-        ids.append(batch_ids)
+        ids.append(detached(batch_ids))
         used += len(batch_values)
-    doc_ids = pa.concat_arrays(ids) if ids else pa.array([], pa.string())
+    doc_ids = pa.concat_arrays(ids) if ids else pa.array([], key_type)
     return doc_ids, values[:used], np.concatenate(offsets)
 
 
@@ -94,17 +100,24 @@ def _positions(keys: pa.Array, value_set: pa.Array, what: str) -> np.ndarray:
     return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _literal(value: str) -> str:
+def _literal(value) -> str:
+    if isinstance(value, int):
+        return str(value)
     return "'" + value.replace("'", "''") + "'"
 
 
-def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes: int, carry=()):
-    """Yield record batches of ``output_schema(carry)``: the intersection size of every distinct pair of
-    ``pairs_sql`` (a query with columns low_doc_id, high_doc_id, low_doc_id <= high_doc_id) over the
-    shingle sets of ``sets_table`` (a table with doc_id, shingle_count, shingle_set), in blocks of at most
-    ``budget_bytes`` of resident sets, followed by the BIGINT columns ``carry`` of ``pairs_sql`` (functions
-    of the pair), passed through.  ``connection`` is a DuckDB connection of its own (its temporary
-    tables are dropped when the stream ends)."""
+def pair_intersections(
+    connection, pairs_sql: str, sets_table: str, budget_bytes: int, carry=(), key="doc_id"
+):
+    """Yield record batches of ``output_schema(carry, key type)``: the intersection size of every distinct
+    pair of ``pairs_sql`` (a query with columns low_doc_id, high_doc_id, low_doc_id <= high_doc_id) over
+    the shingle sets of ``sets_table`` (a table, or a table function such as ``read_parquet(...)``,
+    with ``key``, shingle_count, shingle_set; the pairs name
+    its documents by ``key``, a string or an integer), in blocks of at most ``budget_bytes`` of resident
+    sets, followed by the BIGINT columns ``carry`` of ``pairs_sql`` (functions of the pair), passed
+    through.  The blocks follow ``key`` order, so a table stored in that order is read block by block.
+    ``connection`` is a DuckDB connection of its own (its temporary tables are dropped when the stream
+    ends)."""
     suffix = next(_NAMES)
     pairs_table, lows_table = f"webdedup_jaccard_pairs_{suffix}", f"webdedup_jaccard_lows_{suffix}"
     budget = max(int(budget_bytes), 1)
@@ -118,7 +131,7 @@ def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes
         with sized as (
             select lows.doc_id, sets.shingle_count * {HASH_BYTES} + {SET_OVERHEAD_BYTES} as size
             from (select distinct low_doc_id as doc_id from {pairs_table}) as lows
-            left join {sets_table} as sets on lows.doc_id = sets.doc_id
+            left join {sets_table} as sets on lows.doc_id = sets.{key}
         ),
         running as (
             select doc_id, size, sum(size) over (order by doc_id rows unbounded preceding) as total
@@ -141,13 +154,24 @@ def pair_intersections(connection, pairs_sql: str, sets_table: str, budget_bytes
         with lend(connection, 2 * budget):
             for block, first, last in blocks:
                 yield from _block(
-                    connection, pairs_table, lows_table, sets_table, (block, first, last), carry
+                    connection, pairs_table, lows_table, (sets_table, key), (block, first, last), carry
                 )
     finally:
         connection.execute(f"drop table if exists {pairs_table}; drop table if exists {lows_table}")
 
 
-def _block(connection, pairs_table, lows_table, sets_table, bounds, carry):
+def _keys(column) -> pa.Array:
+    """A key column of a fetched table as one array (strings as plain ``string``)."""
+    keys = column.combine_chunks()
+    return (
+        keys.cast(pa.string())
+        if pa.types.is_large_string(keys.type) or pa.types.is_string_view(keys.type)
+        else keys
+    )
+
+
+def _block(connection, pairs_table, lows_table, sets, bounds, carry):
+    sets_table, key = sets
     block, first, last = bounds
     in_block = f"between {_literal(first)} and {_literal(last)}"
     pairs = connection.sql(f"""
@@ -155,16 +179,15 @@ def _block(connection, pairs_table, lows_table, sets_table, bounds, carry):
         where low_doc_id {in_block}
         order by high_doc_id, low_doc_id
     """).to_arrow_table()
-    low_ids = pairs.column("low_doc_id").combine_chunks().cast(pa.string())
-    high_ids = pairs.column("high_doc_id").combine_chunks().cast(pa.string())
+    low_ids, high_ids = _keys(pairs.column("low_doc_id")), _keys(pairs.column("high_doc_id"))
     in_lows = f"""
         from {sets_table} as sets
-        where sets.doc_id {in_block}
-            and sets.doc_id in (select doc_id from {lows_table} where block = {int(block)})
+        where sets.{key} {in_block}
+            and sets.{key} in (select doc_id from {lows_table} where block = {int(block)})
     """
     expected = connection.sql(f"select coalesce(sum(sets.shingle_count), 0) {in_lows}").fetchall()[0][0]
     resident_ids, resident_values, resident_offsets = _resident(
-        connection, f"select sets.doc_id, sets.shingle_set {in_lows}", int(expected)
+        connection, f"select sets.{key}, sets.shingle_set {in_lows}", int(expected), low_ids.type
     )
     low_rows = _positions(low_ids, resident_ids, "low")
     left_starts, left_ends = resident_offsets[low_rows], resident_offsets[low_rows + 1]
@@ -188,12 +211,12 @@ def _block(connection, pairs_table, lows_table, sets_table, bounds, carry):
     stream = connection.sql(f"""
         select runs.run, sets.shingle_set
         from {sets_table} as sets
-        inner join {runs_table} as runs on sets.doc_id = runs.doc_id
-        where sets.doc_id >= {_literal(first)}
+        inner join {runs_table} as runs on sets.{key} = runs.doc_id
+        where sets.{key} >= {_literal(first)}
     """).to_arrow_reader(STREAM_ROWS)
     for batch in stream:
         if batch.column(1).null_count:
-            raise ValueError("int_shingle_sets: a null shingle_set")
+            raise ValueError(f"exact Jaccard: a null shingle_set ({sets_table})")
         batch_runs = batch.column(0).to_numpy(zero_copy_only=False)
         lists = batch.column(1)
         batch_values = lists.values.to_numpy(zero_copy_only=False).view(np.uint64)
@@ -223,54 +246,13 @@ def _block(connection, pairs_table, lows_table, sets_table, bounds, carry):
             pa.array(shared),
             *(pairs.column(name).combine_chunks().cast(pa.int64()) for name in carry),
         ],
-        schema=output_schema(carry),
+        schema=output_schema(carry, low_ids.type),
     )
 
 
-def output_schema(carry=()) -> pa.Schema:
-    """``SCHEMA`` followed by the carried BIGINT columns."""
-    return pa.schema([*SCHEMA, *(pa.field(name, pa.int64(), nullable=False) for name in carry)])
-
-
-def _relation_name(relation) -> str:
-    """The table a dbt-duckdb ``dbt.ref`` relation (``select * from <name>``) reads."""
-    query = relation.sql_query().strip()
-    prefix = "select * from "
-    if not query.lower().startswith(prefix):
-        raise ValueError(f"expected a dbt.ref relation, got {query[:80]!r}")
-    return query[len(prefix) :]
-
-
-def model_stream(session, anchor_pairs, shingle_sets, block_mb, existing=None) -> pa.RecordBatchReader:
-    """int_anchor_intersections: the intersections of the pairs of ``anchor_pairs`` (int_anchor_pairs)
-    that ``existing`` lacks (the stored table of an incremental build, whose pre-hook deleted the pairs
-    no longer current), with both anchors' shingle set keys, as a stream read by a connection of its
-    own (``session`` runs the model's ``create table`` while the stream is consumed)."""
-    text = str(block_mb).strip()
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"var jaccard_block_mb must be a positive integer (MB), got {block_mb!r}")
-    pairs_sql = f"""
-        select
-            left_anchor_doc_id as low_doc_id,
-            right_anchor_doc_id as high_doc_id,
-            left_shingle_set_key as low_shingle_set_key,
-            right_shingle_set_key as high_shingle_set_key
-        from {_relation_name(anchor_pairs)} as pairs
-    """
-    if existing is not None:
-        pairs_sql += f"""
-        where not exists (
-            select 1 from {existing} as stored
-            where
-                stored.low_doc_id = pairs.left_anchor_doc_id
-                and stored.high_doc_id = pairs.right_anchor_doc_id
-        )"""
-    carry = ("low_shingle_set_key", "high_shingle_set_key")
-    budget = int(text) * 1_000_000
-    # The pairs are chosen on ``session``, which sees what the model's pre-hook deleted in its transaction
-    # (a connection of its own would not), and streamed to the merge's connection.
-    connection = session.cursor()
-    connection.register("webdedup_pending_pairs", session.sql(pairs_sql).fetch_record_batch(STREAM_ROWS))
-    pending = "select * from webdedup_pending_pairs"
-    batches = pair_intersections(connection, pending, _relation_name(shingle_sets), budget, carry)
-    return pa.RecordBatchReader.from_batches(output_schema(carry), batches)
+def output_schema(carry=(), key_type=None) -> pa.Schema:
+    """``SCHEMA`` (its two keys of ``key_type``, default string) followed by the carried BIGINT columns."""
+    key_type = key_type or pa.string()
+    keys = [pa.field(name, key_type, nullable=False) for name in ("low_doc_id", "high_doc_id")]
+    carried = [pa.field(name, pa.int64(), nullable=False) for name in carry]
+    return pa.schema([*keys, *list(SCHEMA)[2:], *carried])

@@ -1,15 +1,15 @@
 """The Python models on DuckDB: each function is one model's body, with the signature its Spark twin
 (engines/spark_models.py) has.  A model passes its refs in as DuckDB relations.
 
-Incremental fingerprints: ``int_fingerprints`` and ``int_shingle_sets`` are incremental models (strategy
-delete+insert on doc_id): a plain ``dbt build`` processes only the documents whose result is missing or
-stale, so a crawl folder that gained a new batch costs a pass over that batch, not over the corpus.  Each
-row keeps the hash of the body (stg_documents.body_hash) and the settings it was computed from
-(``FingerprintParams.key``); a document is processed again when either differs, and the models'
-post-hooks delete the rows of documents that left the input.  The LSH stages after them (int_band_memberships,
-int_anchor_pairs, int_anchor_intersections) are incremental too (macros/algorithm/incremental_lsh.sql);
-everything else downstream is recomputed in SQL, so an incremental build gives exactly the tables of
-``dbt build --full-refresh``.
+Incremental fingerprints: ``int_fingerprints`` is an incremental model (strategy delete+insert on
+doc_id): a plain ``dbt build`` processes only the documents whose result is missing or stale, so a crawl
+folder that gained a new batch costs a pass over that batch, not over the corpus.  Each row keeps the
+hash of the body (stg_documents.body_hash) and the settings it was computed from
+(``FingerprintParams.key``); a document is processed again when either differs, and the model's
+post-hook deletes the rows of documents that left the input.  The LSH stages after it
+(int_band_memberships, int_anchor_pairs, int_anchor_intersections) are incremental too
+(macros/algorithm/incremental_lsh.sql); everything else downstream is recomputed in SQL, so an
+incremental build gives exactly the tables of ``dbt build --full-refresh``.
 
 ``warc_records`` reuses the rows of WARC files and byte ranges an earlier build read
 (:func:`stored_warc_rows`; the keys are defined in webdedup/warc/reuse.py).
@@ -25,9 +25,9 @@ import pyarrow as pa
 
 from webdedup.core.fingerprint import fingerprint_batch
 from webdedup.core.fingerprint_detail import DETAIL_SCHEMA, detail_batch
-from webdedup.core.stream import iter_batches, settings_from_row, stream_fingerprints, stream_shingle_sets
-from webdedup.engines.blocked_jaccard import model_stream
-from webdedup.engines.duckdb_memory import lend
+from webdedup.core.stream import iter_batches, settings_from_row, stream_fingerprints
+from webdedup.engines.anchor_scoring import model_stream
+from webdedup.engines.duckdb_memory import STREAM_LEND_BYTES, lend
 from webdedup.outputs.manifest import build_manifest
 from webdedup.outputs.pictures import render_pictures
 from webdedup.warc.reader import read_warc_batches
@@ -36,11 +36,6 @@ from webdedup.warc.schema import READ_FAILURE
 from webdedup.warc.schema import SCHEMA as WARC_SCHEMA
 
 _VIEWS = itertools.count()
-#: What DuckDB's memory limit makes room for while a fingerprint or shingle-set stream is written
-#: (duckdb_memory.lend): the batches in flight, and DuckDB's buffers for the rows it is given beyond the
-#: cached tables.  Measured on 1M pages of real prose: int_shingle_sets alone peaked at 3.81 GB of RSS
-#: with DuckDB's 3000MB limit and 3.36 GB at 2500MB.
-STREAM_LEND_BYTES = 512 * 1000**2
 
 
 def _view(relation) -> str:
@@ -76,20 +71,6 @@ def stale_documents(session, documents, existing: str | None, key: str):
     return session.sql(selected)
 
 
-def _stream_stale(session, settings, documents, existing: str | None, *, shingles_only: bool):
-    """The fingerprints (``shingles_only`` False) or the shingle sets (True) of the rows of ``documents``
-    (doc_id, body and body_hash, stg_documents' hash of the body) that ``existing`` lacks or holds stale,
-    as a stream of record batches."""
-    run = settings_from_row(settings.fetch_arrow_table().to_pylist()[0])
-    documents = documents.project("doc_id, body, body_hash")
-    key = run.params.key(shingles_only=shingles_only)
-    pending = stale_documents(session, documents, existing, key)
-    stream = (stream_shingle_sets if shingles_only else stream_fingerprints)(
-        pending.fetch_record_batch(run.batch_size), run
-    )
-    return pa.RecordBatchReader.from_batches(stream.schema, _lent(session.cursor(), stream))
-
-
 def _lent(connection, batches):
     """``batches``, with DuckDB's memory limit lowered by STREAM_LEND_BYTES while they are produced."""
     with lend(connection, STREAM_LEND_BYTES):
@@ -97,13 +78,14 @@ def _lent(connection, batches):
 
 
 def fingerprints(session, *, settings, documents, existing: str | None):
-    """int_fingerprints: one row per new or changed document of ``documents`` (all on a full build)."""
-    return _stream_stale(session, settings, documents, existing, shingles_only=False)
-
-
-def shingle_sets(session, *, settings, documents, existing: str | None):
-    """int_shingle_sets: the shingle sets of the documents of ``documents`` that ``existing`` lacks."""
-    return _stream_stale(session, settings, documents, existing, shingles_only=True)
+    """int_fingerprints: one row per new or changed document of ``documents`` (doc_id, body and body_hash,
+    stg_documents' hash of the body) that ``existing`` lacks or holds stale (all on a full build), as a
+    stream of record batches."""
+    run = settings_from_row(settings.fetch_arrow_table().to_pylist()[0])
+    documents = documents.project("doc_id, body, body_hash")
+    pending = stale_documents(session, documents, existing, run.params.key(shingles_only=False))
+    stream = stream_fingerprints(pending.fetch_record_batch(run.batch_size), run)
+    return pa.RecordBatchReader.from_batches(stream.schema, _lent(session.cursor(), stream))
 
 
 def fingerprint_details(session, *, settings, documents):
@@ -114,10 +96,10 @@ def fingerprint_details(session, *, settings, documents):
     return pa.RecordBatchReader.from_batches(DETAIL_SCHEMA, batches)
 
 
-def anchor_intersections(session, *, anchor_pairs, shingle_sets, block_mb, existing: str | None):
+def anchor_intersections(session, *, anchor_pairs, documents, settings, block_mb, existing: str | None):
     """int_anchor_intersections: the shared shingles of the anchor pairs ``existing`` lacks (all on a full
-    build), counted in blocks of bounded memory (webdedup/engines/blocked_jaccard.py)."""
-    return model_stream(session, anchor_pairs, shingle_sets, block_mb, existing)
+    build), over sets held only while they are counted (webdedup/engines/anchor_scoring.py)."""
+    return model_stream(session, anchor_pairs, documents, settings, block_mb, existing)
 
 
 def pictures(session, *, settings, curve, scored):

@@ -46,11 +46,12 @@ def register_functions(conn) -> None:
     for udf in for_engine(DUCKDB):
         parameters, result = udf.sql_types(DUCKDB)
         options = {"side_effects": udf.side_effects}
-        if udf.vectorized:
+        function = udf.arrow_function or udf.function
+        if udf.vectorized or udf.arrow_function:
             options["type"] = "arrow"
         if udf.takes_nulls:
             options["null_handling"] = "special"
-        function = functools.partial(udf.function, conn) if udf.takes_connection else udf.function
+        function = functools.partial(function, conn) if udf.takes_connection else function
         try:
             conn.create_function(udf.name, function, parameters, result, **options)
         except Exception as exc:  # already registered on this connection

@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pyarrow.compute as pc
+
 from webdedup.core import fingerprint, ratios
 from webdedup.inputs import csv_files, input_files
 from webdedup.outputs import files, guards, numbers, parts, row_groups
@@ -45,6 +47,7 @@ class Udf:
     vectorized: bool = False  # DuckDB: an Arrow function over whole columns
     takes_nulls: bool = False  # DuckDB: called with NULL arguments instead of returning NULL
     takes_connection: bool = False  # DuckDB: the function's first argument is the database's connection
+    arrow_function: Callable | None = None  # DuckDB: called instead of ``function``, over whole Arrow columns
 
     def sql_types(self, engine: str) -> tuple[list[str], str]:
         return [TYPES[kind][engine] for _, kind in self.arguments], TYPES[self.returns][engine]
@@ -52,6 +55,13 @@ class Udf:
 
 def _shingle_set(body: str | None, shingle_size: int) -> list[int]:
     return fingerprint.shingle_set(body, int(shingle_size))
+
+
+def _shingle_sets(bodies, shingle_sizes):
+    sizes = pc.unique(shingle_sizes).to_pylist()
+    if len(sizes) != 1 or sizes[0] is None:
+        raise ValueError(f"webdedup_shingle_set: one shingle_size per query, got {sizes}")
+    return fingerprint.shingle_set_array(bodies, int(sizes[0]))
 
 
 def _staging_dir(output_dir: str, invocation_id: str, create: bool) -> str:
@@ -203,9 +213,11 @@ UDFS = (
         (("body", "text"), ("shingle_size", "bigint")),
         "bigint[]",
         BOTH,
-        "A document's shingle set: sorted distinct 64-bit shingle hashes, exactly as int_shingle_sets "
-        "stores them (explain_pair).",
+        "A document's shingle set: sorted distinct 64-bit shingle hashes, as exact scoring uses them "
+        "(explain_pair; on DuckDB computed over whole Arrow columns, for the sets that exact_jaccard reads "
+        "and int_anchor_intersections does not store).",
         takes_nulls=True,
+        arrow_function=_shingle_sets,
     ),
     Udf(
         "webdedup_mean_of_ratios",

@@ -11,16 +11,16 @@
 
 with
 
-shingle_sets as (
-
-    -- with the audit on, int_shingle_sets holds every group anchor
-    select * from {{ ref("int_shingle_sets") }}
-
-),
-
 groups as (
 
     select * from {{ ref("int_shingle_set_groups") }}
+
+),
+
+shingle_sets as {{ materialized_cte() }} (
+
+    -- every group anchor's set, computed once here (macro shingle_sets_source)
+    select * from {{ shingle_sets_source("select doc_id from groups where is_anchor") }}
 
 ),
 

@@ -2,7 +2,8 @@
 
 Intersection sizes are compared with ``len(set(a) & set(b))`` computed independently, for block budgets
 from one set per block to everything in one block, with hashes spanning the whole unsigned 64-bit range
-(stored as signed BIGINTs, sorted as unsigned, as int_shingle_sets stores them).
+(stored as signed BIGINTs, sorted as unsigned, as the shingling stores them), keyed by doc_id strings
+and by integer keys (webdedup/engines/anchor_scoring.py's ordinals).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from webdedup.engines import blocked_jaccard
 
 
 def _sorted_set(values: set[int]) -> list[int]:
-    """Distinct 64-bit values in unsigned order, as signed BIGINTs (int_shingle_sets' layout)."""
+    """Distinct 64-bit values in unsigned order, as signed BIGINTs (the shingling's layout)."""
     return [value - (1 << 64) if value >= 1 << 63 else value for value in sorted(values)]
 
 
@@ -94,8 +95,46 @@ def test_no_pairs_give_no_rows():
     assert _run(connection, [], 10**9).num_rows == 0
 
 
-def test_block_budget_must_be_a_positive_number_of_megabytes():
-    with pytest.raises(ValueError, match="jaccard_block_mb"):
-        blocked_jaccard.model_stream(None, None, None, "0")
-    with pytest.raises(ValueError, match="jaccard_block_mb"):
-        blocked_jaccard.model_stream(None, None, None, "512; drop table x")
+def test_integer_keys_give_the_same_counts_as_doc_ids():
+    rng = random.Random(5)
+    sets = _corpus(rng, 60)
+    names = sorted(sets)
+    connection = _connection(sets)
+    connection.execute(
+        "create table keyed as select row_number() over (order by doc_id) - 1 as key, * from shingle_sets"
+    )
+    pairs = _pairs(rng, names, 150)
+    index = {name: number for number, name in enumerate(names)}
+    connection.register(
+        "keyed_pairs_arrow",
+        pa.table({"low": [index[p[0]] for p in pairs], "high": [index[p[1]] for p in pairs]}),
+    )
+    connection.execute("create table keyed_pairs as select * from keyed_pairs_arrow")
+    batches = blocked_jaccard.pair_intersections(
+        connection.cursor(),
+        "select low as low_doc_id, high as high_doc_id from keyed_pairs",
+        "keyed",
+        2_000,
+        key="key",
+    )
+    result = pa.Table.from_batches(list(batches), schema=blocked_jaccard.output_schema((), pa.int64()))
+    assert result.num_rows == len(set(pairs))
+    for row in result.to_pylist():
+        low, high = sets[names[row["low_doc_id"]]], sets[names[row["high_doc_id"]]]
+        assert row["shared_shingles"] == len(low & high), row
+
+
+def test_a_detached_column_holds_no_buffer_of_its_batch():
+    """A column kept from a DuckDB batch must not keep the batch's other columns (page bodies) alive."""
+    connection = duckdb.connect()
+    batch = next(
+        iter(
+            connection.sql(
+                "select 'doc-' || range as doc_id, repeat('x', 100) as body from range(5)"
+            ).to_arrow_reader(5)
+        )
+    )
+    kept = blocked_jaccard.detached(batch.column(0))
+    assert kept.to_pylist() == [f"doc-{number}" for number in range(5)]
+    batch_buffers = {buffer.address for column in batch.columns for buffer in column.buffers() if buffer}
+    assert not batch_buffers & {buffer.address for buffer in kept.buffers() if buffer}

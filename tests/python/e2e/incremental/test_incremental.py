@@ -29,7 +29,6 @@ OUTPUTS = [
 TABLES = [
     "main_internal.stg_documents",
     "main_internal.int_fingerprints",
-    "main_internal.int_shingle_sets",
     "main_internal.int_band_memberships",
     "main_internal.int_anchor_pairs",
     "main_internal.int_anchor_intersections",

@@ -1,0 +1,122 @@
+"""int_anchor_intersections on DuckDB (webdedup/engines/anchor_scoring.py) against the specification's
+shingles: every pair's shared count equals the intersection of the spec's word-shingle string sets
+(webdedup/core/reference.py) of the two texts, pairs keep int_anchor_pairs' orientation whichever anchor
+the scratch keys put first, an incremental call counts only the pairs the stored table lacks, and the
+scratch database is gone when the stream ends.
+"""
+
+from __future__ import annotations
+
+import random
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from webdedup.core import reference
+from webdedup.engines import anchor_scoring
+
+WORDS = [f"w{number}" for number in range(30)]
+SHINGLE_SIZE = 3
+
+
+def _spec_shingles(body: str) -> set[str]:
+    return reference.token_shingles(reference.normalize_text(body).split(), size=SHINGLE_SIZE)
+
+
+@pytest.fixture
+def database(tmp_path):
+    rng = random.Random(11)
+    connection = duckdb.connect(str(tmp_path / "build.duckdb"))
+    connection.execute(f"set temp_directory = '{tmp_path / 'spill'}'")
+    # stored in an order unrelated to doc_id order, so scratch keys and doc_ids disagree on which is first
+    doc_ids = [f"doc-{number:03d}" for number in range(40)]
+    rng.shuffle(doc_ids)
+    texts = {}
+    for doc_id in doc_ids:
+        size = rng.choice([0, 2, 8, 25])
+        texts[doc_id] = " ".join(rng.choice(WORDS[:12]) for _ in range(size)).upper()
+    connection.register("texts_arrow", pa.table({"doc_id": list(texts), "body": list(texts.values())}))
+    connection.execute("create table texts as select * from texts_arrow")
+    names = sorted(texts)
+    pairs = sorted({tuple(sorted(rng.sample(names, 2))) for _ in range(150)})
+    connection.register(
+        "pairs_arrow",
+        pa.table(
+            {
+                "left_anchor_doc_id": [low for low, _ in pairs],
+                "right_anchor_doc_id": [high for _, high in pairs],
+                "left_shingle_set_key": [names.index(low) for low, _ in pairs],
+                "right_shingle_set_key": [1000 + names.index(high) for _, high in pairs],
+            }
+        ),
+    )
+    connection.execute("create table anchor_pairs as select * from pairs_arrow")
+    connection.execute(f"""
+        create table settings as select {SHINGLE_SIZE} as shingle_size, 8 as num_hashes, 2 as rows_per_band,
+            42 as seed, 7 as batch_size, 2 as fingerprint_workers
+    """)
+    return connection, texts, pairs, tmp_path
+
+
+def _run(connection, existing=None) -> list[dict]:
+    reader = anchor_scoring.model_stream(
+        connection,
+        connection.sql("select * from anchor_pairs"),
+        connection.sql("select * from texts"),
+        connection.sql("select * from settings"),
+        "1",
+        existing,
+    )
+    return pa.Table.from_batches(list(reader), schema=anchor_scoring.SCHEMA).to_pylist()
+
+
+@pytest.mark.parametrize("budget_bytes", [1, 300, 10**9])
+def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes):
+    connection, texts, pairs, tmp_path = database
+    monkeypatch.setattr(anchor_scoring, "block_budget", lambda _: budget_bytes)
+    rows = _run(connection)
+    assert sorted((row["low_doc_id"], row["high_doc_id"]) for row in rows) == pairs
+    names = sorted(texts)
+    for row in rows:
+        low, high = _spec_shingles(texts[row["low_doc_id"]]), _spec_shingles(texts[row["high_doc_id"]])
+        assert row["shared_shingles"] == len(low & high), row
+        assert (row["low_shingle_count"], row["high_shingle_count"]) == (len(low), len(high)), row
+        assert row["low_shingle_set_key"] == names.index(row["low_doc_id"])
+        assert row["high_shingle_set_key"] == 1000 + names.index(row["high_doc_id"])
+    assert not list((tmp_path / "spill").glob("webdedup_shingle_sets_*")), "the scratch file is deleted"
+
+
+def test_an_incremental_call_counts_only_the_pairs_the_table_lacks(database):
+    connection, _, pairs, _ = database
+    stored = pairs[::3]
+    connection.register(
+        "stored_arrow",
+        pa.table({"low_doc_id": [p[0] for p in stored], "high_doc_id": [p[1] for p in stored]}),
+    )
+    connection.execute("create table stored as select * from stored_arrow")
+    rows = _run(connection, existing="stored")
+    assert sorted((row["low_doc_id"], row["high_doc_id"]) for row in rows) == sorted(set(pairs) - set(stored))
+
+
+def test_nothing_to_count_gives_no_rows_and_no_scratch_file(database):
+    connection, _, _, tmp_path = database
+    connection.execute("delete from anchor_pairs")
+    assert _run(connection) == []
+    assert not list(tmp_path.glob("**/webdedup_shingle_sets_*"))
+
+
+def test_an_anchor_without_text_is_an_error_naming_it(database):
+    connection, _, _, tmp_path = database
+    connection.execute("insert into anchor_pairs values ('doc-000', 'doc-999', 0, 0)")
+    with pytest.raises(ValueError, match="doc-999"):
+        _run(connection)
+    assert not list((tmp_path / "spill").glob("webdedup_shingle_sets_*"))
+
+
+def test_block_budget_must_be_a_positive_number_of_megabytes():
+    with pytest.raises(ValueError, match="jaccard_block_mb"):
+        anchor_scoring.block_budget("0")
+    with pytest.raises(ValueError, match="jaccard_block_mb"):
+        anchor_scoring.block_budget("512; drop table x")
+    assert anchor_scoring.block_budget(" 3 ") == 3_000_000
