@@ -30,3 +30,15 @@ def data_tests(target_dir: Path) -> set[str]:
     nodes = json.loads((target_dir / "manifest.json").read_text())["nodes"]
     tests = (uid for uid, node in nodes.items() if node["resource_type"] == "test")
     return {uid for uid in tests if nodes[uid]["config"]["enabled"]}
+
+
+def models_off_on(engine: str) -> set[str]:
+    """The models the YAML files switch off on one engine (`enabled: "{{ target.type != '<engine>' }}"`),
+    such as the shingle-set tables only Spark stores."""
+    switch = f"target.type != '{engine}'"
+    off = set()
+    for path in (PROJECT_ROOT / "models").rglob("*.yml"):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
+            if switch in str(model.get("config", {}).get("enabled", "")):
+                off.add(model["name"])
+    return off

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from tests.python.helpers.dbt_runner import PROJECT_ROOT, run_dbt
+from tests.python.helpers.project import models_off_on
 from webdedup.core import reference as ref
 
 pytestmark = pytest.mark.dbt
@@ -38,7 +39,7 @@ def _models_in(folder: str) -> set[str]:
     root = PROJECT_ROOT / "models" / folder
     names = {p.stem for p in root.rglob("*") if p.suffix in (".sql", ".py")}
     disabled = {"warc_read_report", "audit_lsh_recall", "audit_pair_jaccards", "stg_warc_records"}
-    return names - disabled - {"int_fingerprint_details"}
+    return names - disabled - models_off_on("duckdb") - {"int_fingerprint_details"}
 
 
 def _yaml_descriptions() -> dict[tuple[str, str | None], str]:
