@@ -20,6 +20,7 @@ def model(dbt, session):
         session,
         anchor_pairs=dbt.ref("int_anchor_pairs"),
         documents=dbt.ref("int_shingle_texts"),
+        groups=dbt.ref("int_shingle_set_groups"),
         settings=dbt.ref("int_run_settings"),
         block_mb=block_mb,
         existing=str(dbt.this) if dbt.is_incremental else None,

@@ -15,10 +15,11 @@ of their low documents instead:
 
 Memory is the resident block plus one streamed batch plus the block's pairs, whatever the corpus size;
 the price is one scan of the shingle sets per block, restricted to keys from the block's first low
-document on (every high document sorts after its low one).  The output, one row per pair, is
-(low_doc_id, high_doc_id, low_shingle_count, high_shingle_count, shared_shingles), block by block, each
-block's pairs ordered by (high_doc_id, low_doc_id).  webdedup/engines/anchor_scoring.py feeds it the
-candidate anchor pairs of int_anchor_intersections.
+document (every high document sorts after its low one) to its last high one: sets stored in key order
+with pairs between near keys (as anchor_scoring arranges them) are read about once in all.  The output,
+one row per pair, is (low_doc_id, high_doc_id, low_shingle_count, high_shingle_count, shared_shingles),
+block by block, each block's pairs ordered by (high_doc_id, low_doc_id).
+webdedup/engines/anchor_scoring.py feeds it the candidate anchor pairs of int_anchor_intersections.
 """
 
 from __future__ import annotations
@@ -207,12 +208,14 @@ def _block(connection, pairs_table, lows_table, sets, bounds, carry):
     high_counts = np.zeros(n, dtype=np.int32)
     right_starts = np.zeros(n, dtype=np.int64)
     right_ends = np.zeros(n, dtype=np.int64)
-    # the block's high documents' sets, each with its run of pairs (every high sorts from `first` on)
+    # the block's high documents' sets, each with its run of pairs: every high sorts from `first` on, and
+    # up to the block's last high (its pairs are sorted by high), bounds that the sets' statistics prune by
+    highs = f"between {_literal(first)} and {_literal(high_ids[n - 1].as_py())}"
     stream = connection.sql(f"""
         select runs.run, sets.shingle_set
         from {sets_table} as sets
         inner join {runs_table} as runs on sets.{key} = runs.doc_id
-        where sets.{key} >= {_literal(first)}
+        where sets.{key} {highs}
     """).to_arrow_reader(STREAM_ROWS)
     for batch in stream:
         if batch.column(1).null_count:

@@ -96,10 +96,12 @@ def fingerprint_details(session, *, settings, documents):
     return pa.RecordBatchReader.from_batches(DETAIL_SCHEMA, batches)
 
 
-def anchor_intersections(session, *, anchor_pairs, documents, settings, block_mb, existing: str | None):
+def anchor_intersections(
+    session, *, anchor_pairs, documents, groups, settings, block_mb, existing: str | None
+):
     """int_anchor_intersections: the shared shingles of the anchor pairs ``existing`` lacks (all on a full
     build), over sets held only while they are counted (webdedup/engines/anchor_scoring.py)."""
-    return model_stream(session, anchor_pairs, documents, settings, block_mb, existing)
+    return model_stream(session, anchor_pairs, documents, groups, settings, block_mb, existing)
 
 
 def pictures(session, *, settings, curve, scored):

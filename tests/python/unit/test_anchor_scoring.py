@@ -52,6 +52,12 @@ def database(tmp_path):
         ),
     )
     connection.execute("create table anchor_pairs as select * from pairs_arrow")
+    # shingle counts only size the scratch partitions: any count gives the same results
+    counts = {doc_id: rng.randrange(0, 40) for doc_id in doc_ids}
+    connection.register(
+        "groups_arrow", pa.table({"doc_id": list(counts), "shingle_count": list(counts.values())})
+    )
+    connection.execute("create table groups as select * from groups_arrow")
     connection.execute(f"""
         create table settings as select {SHINGLE_SIZE} as shingle_size, 8 as num_hashes, 2 as rows_per_band,
             42 as seed, 7 as batch_size, 2 as fingerprint_workers
@@ -64,6 +70,7 @@ def _run(connection, existing=None) -> list[dict]:
         connection,
         connection.sql("select * from anchor_pairs"),
         connection.sql("select * from texts"),
+        connection.sql("select * from groups"),
         connection.sql("select * from settings"),
         "1",
         existing,
