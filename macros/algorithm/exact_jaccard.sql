@@ -3,14 +3,10 @@
   (low_doc_id, high_doc_id, shared_shingles, union_shingles, jaccard) for every row of `pairs`
   (columns low_doc_id, high_doc_id), from the shingle sets in `shingle_sets` (doc_id, shingle_count,
   shingle_set, each set its distinct hashes in ascending order), by default those of the pairs'
-  documents from shingle_sets_source() below.  Jaccard of two empty sets is 0.0.
-  union = |A| + |B| - shared, so only the intersection size differs by engine.
+  documents from shingle_sets_source() below (DuckDB) or int_shingle_sets (Spark).  Jaccard of two
+  empty sets is 0.0.  union = |A| + |B| - shared, so only the intersection size differs by engine.
 -#}
 {% macro exact_jaccard(pairs, shingle_sets=none) %}
-    {%- if shingle_sets is none -%}
-        {%- set shingle_sets = shingle_sets_source(
-            "select low_doc_id from " ~ pairs ~ " union select high_doc_id from " ~ pairs) -%}
-    {%- endif -%}
     {{- return(adapter.dispatch("exact_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
 {% endmacro %}
 
@@ -22,6 +18,10 @@
   go through candidate_anchor_jaccard below.
 -#}
 {% macro duckdb__exact_jaccard(pairs, shingle_sets) %}
+    {%- if shingle_sets is none -%}
+        {%- set shingle_sets = shingle_sets_source(
+            "select low_doc_id from " ~ pairs ~ " union select high_doc_id from " ~ pairs) -%}
+    {%- endif %}
     with
     jaccard_sets as (
         select
@@ -67,9 +67,12 @@
   per-pair list intersection: on 100k pairs of 500-hash sets the join took 2.5 s where list_intersect
   took 28 s.  The pairs' left shingles are materialized first: left alone, DuckDB's optimizer (which
   cannot estimate an unnest) joined the two shingle lists on the hash alone first, 1.4 billion rows at
-  100k pages instead of 13 million.
+  100k pages instead of 13 million.  By default the whole int_shingle_sets table is joined (the joins
+  below keep the pairs' documents): given the pairs' sets filtered beforehand (an IN subquery), Spark
+  chose to broadcast them and the standalone cluster's driver ran out of memory building the broadcast.
 -#}
 {% macro default__exact_jaccard(pairs, shingle_sets) %}
+    {%- if shingle_sets is none -%}{%- set shingle_sets = shingle_sets_ref() -%}{%- endif %}
     with
     jaccard_docs as (
         -- 8-byte keys: the row-per-shingle stages below carry them, not two doc_id strings.  A 63-bit hash
