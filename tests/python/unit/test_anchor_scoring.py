@@ -127,3 +127,27 @@ def test_block_budget_must_be_a_positive_number_of_megabytes():
     with pytest.raises(ValueError, match="jaccard_block_mb"):
         anchor_scoring.block_budget("512; drop table x")
     assert anchor_scoring.block_budget(" 3 ") == 3_000_000
+
+
+def test_near_duplicates_get_neighbouring_keys_and_partitions_follow_the_budget():
+    # three cliques of pairs (clusters) whose doc_ids interleave, and set sizes from shingle_count
+    connection = duckdb.connect()
+    cliques = [[f"d{number:02d}" for number in range(start, 30, 3)] for start in range(3)]
+    pairs = [(a, b) for clique in cliques for i, a in enumerate(clique) for b in clique[i + 1 :]]
+    connection.register(
+        "pairs_arrow",
+        pa.table({"left_anchor_doc_id": [a for a, _ in pairs], "right_anchor_doc_id": [b for _, b in pairs]}),
+    )
+    connection.execute("create table pairs as select * from pairs_arrow")
+    doc_ids = sorted({doc for pair in pairs for doc in pair})
+    connection.register("groups_arrow", pa.table({"doc_id": doc_ids, "shingle_count": [100] * len(doc_ids)}))
+    connection.execute("create table groups as select * from groups_arrow")
+    size = 100 * 8 + 64  # HASH_BYTES per shingle plus SET_OVERHEAD_BYTES
+    keyed = anchor_scoring._keyed_anchors("pairs", "groups", 4 * size)
+    rows = connection.execute(f"select doc_id, key, part from ({keyed}) order by key").fetchall()
+    assert [key for _, key, _ in rows] == list(range(len(doc_ids)))
+    for clique in cliques:
+        keys = sorted(key for doc_id, key, _ in rows if doc_id in clique)
+        assert keys == list(range(keys[0], keys[0] + len(clique))), "a clique's keys are consecutive"
+    parts = [part for _, _, part in rows]
+    assert parts == sorted(parts) and all(parts.count(part) == 4 for part in set(parts[:-2])), parts
