@@ -15,8 +15,8 @@ live in a scratch Parquet file in DuckDB's temp_directory for the duration of th
    holds the batches in flight plus at most half the budget of sets waiting for their row group;
 4. the blocked merge (webdedup/engines/blocked_jaccard.py) counts the pairs within a partition, then the
    few across partitions; the row groups' key statistics let a block read little more than its own
-   partition, so the sets are read about once (in text order they were read once per block: merging
-   took about 110 s at 10M generated pages, 42 s now; docs/benchmarks.md);
+   partition, so the sets are read about once (in text order they were read once per block: at 10M
+   generated pages this model took 244 s then, 172 s now; docs/benchmarks.md, session 19);
 5. the keys are mapped back to doc_ids, each pair oriented as int_anchor_pairs orients it
    (low_doc_id < high_doc_id); the scratch file is deleted when the stream ends or fails.
 
