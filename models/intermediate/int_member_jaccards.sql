@@ -3,7 +3,14 @@
   Jaccard of each member to the representative kept for it is what a reviewer (and cluster_inspection's
   is_chained) needs, and most of these pairs were scored already as candidates: their score is reused,
   only the rest are scored here (on shingle-set group anchors, as scored_pairs does).
+
+  Incremental on DuckDB: pair_state hashes what a member's Jaccard depends on (its anchor and its
+  representative's, the two sets' keys and the shingle settings).  A build scores only the members
+  whose pair_state is new or differs from the stored row's (those rows replace the stored ones) and a
+  post-hook deletes the rows of documents that are no longer such a member, so the table equals a full
+  build's.  An unchanged pair is not scored again (scoring reads the bodies of its anchors).
 -#}
+{%- set incremental = is_incremental() and not stored_columns_missing(["pair_state"]) %}
 
 with
 
@@ -31,11 +38,37 @@ members as (
     select
         clusters.doc_id,
         member_group.group_anchor_doc_id as anchor_doc_id,
-        representative_group.group_anchor_doc_id as representative_anchor_doc_id
+        representative_group.group_anchor_doc_id as representative_anchor_doc_id,
+        {{ text_hash("member_group.group_anchor_doc_id, member_group.shingle_set_key,"
+            ~ " representative_group.group_anchor_doc_id, representative_group.shingle_set_key,"
+            ~ " member_group.settings_key") }} as pair_state
     from clusters
     inner join groups as member_group on clusters.doc_id = member_group.doc_id
     inner join groups as representative_group on clusters.representative_doc_id = representative_group.doc_id
     where clusters.cluster_size > 1 and not clusters.is_representative
+
+),
+
+{% if incremental -%}
+stored as (
+
+    select
+        doc_id,
+        pair_state
+    from {{ this }}
+
+),
+
+{% endif -%}
+scored_members as (
+
+    -- the members to score: all of them, or in an incremental build those whose pair is new or changed
+    select members.*
+    from members
+    {%- if incremental %}
+    left join stored on members.doc_id = stored.doc_id and members.pair_state = stored.pair_state
+    where stored.doc_id is null
+    {%- endif %}
 
 ),
 
@@ -44,7 +77,7 @@ representative_pairs as (
     select distinct
         least(anchor_doc_id, representative_anchor_doc_id) as low_doc_id,
         greatest(anchor_doc_id, representative_anchor_doc_id) as high_doc_id
-    from members
+    from scored_members
 
 ),
 
@@ -103,13 +136,15 @@ representative_jaccard as (
 final as (
 
     select
-        members.doc_id,
-        representative_jaccard.jaccard as jaccard_to_representative
-    from members
+        scored_members.doc_id,
+        representative_jaccard.jaccard as jaccard_to_representative,
+        scored_members.pair_state
+    from scored_members
     left join representative_jaccard
         on
-            least(members.anchor_doc_id, members.representative_anchor_doc_id) = representative_jaccard.low_doc_id
-            and greatest(members.anchor_doc_id, members.representative_anchor_doc_id)
+            least(scored_members.anchor_doc_id, scored_members.representative_anchor_doc_id)
+            = representative_jaccard.low_doc_id
+            and greatest(scored_members.anchor_doc_id, scored_members.representative_anchor_doc_id)
             = representative_jaccard.high_doc_id
 
 )

@@ -6,6 +6,7 @@ touch."""
 
 import csv
 import itertools
+import math
 import re
 import shutil
 
@@ -34,6 +35,7 @@ TABLES = [
     "main_internal.int_anchor_intersections",
     "main_internal.int_candidate_pairs",
     "main_internal.int_components",
+    "main_internal.int_member_jaccards",
     "clusters",
     "cluster_inspection",
 ]
@@ -296,3 +298,37 @@ def test_a_new_batch_recomputes_only_the_components_it_touches(tmp_path, corpus)
         component_id for doc_id, component_id, *_ in full if doc_id not in new_ids and component_id in touched
     }
     assert len(kept) > 100 and len(touched) > 10 and joined, (len(kept), len(touched), len(joined))
+
+
+def test_a_new_batch_scores_only_the_members_whose_pair_changed(tmp_path, corpus):
+    # Keep a copy of the stored rows, then mark them behind dbt's back: a row scored again loses the mark.
+    db_path = _marked_then_new_batch(
+        tmp_path,
+        corpus,
+        700,
+        200,
+        [
+            "create table main_internal.before_batch as select * from main_internal.int_member_jaccards",
+            "update main_internal.int_member_jaccards"
+            " set jaccard_to_representative = -jaccard_to_representative",
+        ],
+        "+int_member_jaccards",
+    )
+    table = "main_internal.int_member_jaccards"
+    full = {row[0]: row for row in _table(tmp_path / "full" / "db.duckdb", table)}
+    before = {row[0]: row for row in _table(db_path, "main_internal.before_batch")}
+    # brute force over the two builds: a member keeps its row when its pair (anchors, sets) is unchanged
+    expected_kept = {
+        doc_id for doc_id, row in full.items() if doc_id in before and before[doc_id][2] == row[2]
+    }
+    kept = set()
+    rows = _table(db_path, table)
+    for doc_id, jaccard, pair_state in rows:
+        if math.copysign(1.0, jaccard) < 0:  # marked (negated: exact, and -0.0 keeps its sign)
+            kept.add(doc_id)
+            jaccard = -jaccard
+        assert (doc_id, jaccard, pair_state) == full[doc_id]
+    assert len(rows) == len(full)
+    assert kept == expected_kept
+    # members that leave are deleted: test_changed_and_removed_documents_and_new_settings_equal_a_full_build
+    assert len(kept) > 20 and len(full) - len(kept) > 5, (len(kept), len(full))
