@@ -14,6 +14,7 @@ def model(dbt, session):
     return models_for(session).manifest(
         session,
         settings=dbt.ref("int_run_settings"),
+        inputs=dbt.ref("int_input_files"),
         summary=dbt.ref("candidate_summary"),
         documents=dbt.ref("stg_documents"),
         pictures=dbt.ref("lsh_pictures"),

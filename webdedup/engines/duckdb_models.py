@@ -28,7 +28,7 @@ from webdedup.core.fingerprint_detail import DETAIL_SCHEMA, detail_batch
 from webdedup.core.stream import iter_batches, settings_from_row, stream_fingerprints
 from webdedup.engines.anchor_scoring import model_stream
 from webdedup.engines.duckdb_memory import STREAM_LEND_BYTES, lend
-from webdedup.outputs.manifest import build_manifest
+from webdedup.outputs.manifest import INPUT_FILE_SCHEMA, build_manifest, input_file_rows
 from webdedup.outputs.pictures import render_pictures
 from webdedup.warc.reader import read_warc_batches
 from webdedup.warc.reuse import StoredRows
@@ -117,9 +117,16 @@ def pictures(session, *, settings, curve, scored):
     return pa.Table.from_pylist(rows)
 
 
-def manifest(session, *, settings, summary, documents, pictures, exported: dict, output_files: str):
-    """run_manifest: one row.  ``exported`` maps the exported models to their relations, ``output_files``
-    is var output_files as JSON (model -> file and row order); the pictures are lsh_pictures' files."""
+def input_files(session, *, settings):
+    """int_input_files: one row per input file, with its size and sha256."""
+    rows = input_file_rows(settings.fetch_arrow_table().to_pylist()[0])
+    return pa.Table.from_pylist(rows, schema=INPUT_FILE_SCHEMA)
+
+
+def manifest(session, *, settings, inputs, summary, documents, pictures, exported: dict, output_files: str):
+    """run_manifest: one row.  ``inputs`` is int_input_files, ``exported`` maps the exported models to their
+    relations, ``output_files`` is var output_files as JSON (model -> file and row order); the pictures are
+    lsh_pictures' files."""
     files = json.loads(output_files)
     outputs = [
         (files[name]["file"], relation.count("*").fetchall()[0][0]) for name, relation in exported.items()
@@ -130,6 +137,7 @@ def manifest(session, *, settings, summary, documents, pictures, exported: dict,
         summary=summary.fetch_arrow_table().to_pylist()[0],
         source_counts=dict(documents.aggregate("source, count(*)").fetchall()),
         outputs=outputs,
+        input_rows=inputs.order("input_order").fetch_arrow_table().to_pylist(),
         engine="duckdb",
         fingerprints=f"{fingerprint_batch.__module__}.{fingerprint_batch.__qualname__}",
     )

@@ -132,10 +132,21 @@ def pictures(spark: Any, *, settings: Any, curve: Any, scored: Any) -> Any:
     return spark.createDataFrame(rows, "picture string, file_name string, svg string")
 
 
+def input_files(spark: Any, *, settings: Any) -> Any:
+    """int_input_files on Spark: the same rows as on DuckDB (the files are read where the driver runs)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from webdedup.outputs.manifest import INPUT_FILE_SCHEMA, input_file_rows
+
+    rows = input_file_rows(settings.first().asDict())
+    return spark.createDataFrame(rows, from_arrow_schema(INPUT_FILE_SCHEMA))
+
+
 def manifest(
     spark: Any,
     *,
     settings: Any,
+    inputs: Any,
     summary: Any,
     documents: Any,
     pictures: Any,
@@ -158,6 +169,7 @@ def manifest(
         summary=summary.first().asDict(),
         source_counts={r["source"]: r["count"] for r in documents.groupBy("source").count().collect()},
         outputs=outputs,
+        input_rows=[row.asDict() for row in inputs.orderBy("input_order").collect()],
         engine="spark",
         fingerprints=f"{fingerprint_batch.__module__}.{fingerprint_batch.__qualname__}",
     )

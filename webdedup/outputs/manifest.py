@@ -1,7 +1,9 @@
 """The run manifest: what went in, with which settings, what came out (content hashes), with what.
 
 Built by the ``run_manifest`` dbt Python model after every other output file is staged; written to
-``manifest.json`` by the same export hook as the other outputs.  Only ``generated_at`` changes between
+``manifest.json`` by the same export hook as the other outputs.  The input files are hashed by the
+``int_input_files`` model (``input_file_rows``), which needs only the settings, so dbt runs it at the start,
+beside staging, rather than after every other stage.  Only ``generated_at`` changes between
 two runs on the same input; everything else is a pure function of the input, the settings, the code and
 the package versions.  Nothing in it is free prose: the settings are the int_run_settings row, the
 output files are those of var output_files (dbt_project.yml) and lsh_pictures, and "backends" names the
@@ -14,7 +16,10 @@ import datetime as dt
 import hashlib
 import os
 import platform
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
+
+import pyarrow as pa
 
 from webdedup.inputs.input_files import list_documents_files
 
@@ -24,6 +29,10 @@ INPUT_KEYS = ("documents_path", "warc_paths", "warc_ranges_path")
 LOCATION_KEYS = ("output_dir", "staging_dir")
 IMPLEMENTATION_SUFFIX = "_implementation"
 PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy", "dbt-spark", "pyspark")
+#: The int_input_files columns (``input_file_rows``; Spark converts this schema).
+INPUT_FILE_SCHEMA = pa.schema(
+    [("input_order", pa.int32()), ("input_file", pa.string()), ("bytes", pa.int64()), ("sha256", pa.string())]
+)
 #: Where the checked-in seed is, relative to the project root (the input when no input var is set).
 SEED_PATH = "seeds/documents.csv"
 
@@ -58,10 +67,34 @@ def input_files(
 
 def input_digest(files: list[str]) -> str:
     """One sha256 over the input files' names (basename) and contents, in sorted order."""
+    return named_digest((os.path.basename(path), sha256_file(path)) for path in files)
+
+
+def named_digest(named_hashes) -> str:
+    """One sha256 over (file name, sha256) pairs, in the order given."""
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(os.path.basename(path).encode("utf-8") + b"\0" + sha256_file(path).encode("ascii"))
+    for name, file_hash in named_hashes:
+        digest.update(name.encode("utf-8") + b"\0" + file_hash.encode("ascii"))
     return digest.hexdigest()
+
+
+def input_file_rows(settings_row: dict) -> list[dict]:
+    """The files the run's input settings (an int_run_settings row) name, in sorted path order: per file
+    its place in that order, name (basename), size and sha256 (files hashed on two threads: hashlib
+    releases the GIL)."""
+    inputs = {key: settings_row.get(key) or "" for key in INPUT_KEYS}
+    files = input_files(inputs["documents_path"], SEED_PATH, inputs["warc_paths"], inputs["warc_ranges_path"])
+    with ThreadPoolExecutor(2) as pool:
+        hashes = list(pool.map(sha256_file, files))
+    return [
+        {
+            "input_order": order,
+            "input_file": os.path.basename(path),
+            "bytes": os.path.getsize(path),
+            "sha256": h,
+        }
+        for order, (path, h) in enumerate(zip(files, hashes, strict=True))
+    ]
 
 
 def package_versions() -> dict[str, str]:
@@ -80,15 +113,16 @@ def build_manifest(
     summary: dict,
     source_counts: dict[str, int],
     outputs: list[tuple[str, int | None]],
+    input_rows: list[dict],
     engine: str,
     fingerprints: str,
 ) -> dict:
     """The manifest of a run: ``settings_row`` is the int_run_settings row, ``summary`` the
     candidate_summary row, ``outputs`` the (file, rows or None) of every output in the staging folder,
-    ``fingerprints`` the qualified name of the fingerprint function that ran."""
+    ``input_rows`` the int_input_files rows (``input_file_rows``, in input_order), ``fingerprints`` the
+    qualified name of the fingerprint function that ran."""
     inputs = {key: settings_row.get(key) or "" for key in INPUT_KEYS}
     staging = settings_row["staging_dir"]
-    files = input_files(inputs["documents_path"], SEED_PATH, inputs["warc_paths"], inputs["warc_ranges_path"])
     if inputs["warc_paths"] or inputs["warc_ranges_path"]:
         classification = "warc_paths" if inputs["warc_paths"] else "warc_ranges_path"
     else:
@@ -109,8 +143,8 @@ def build_manifest(
         "source": {
             "classification": classification,
             **{key: value or None for key, value in inputs.items()},
-            "input_files": [os.path.basename(p) for p in files],
-            "input_sha256": input_digest(files),
+            "input_files": [row["input_file"] for row in input_rows],
+            "input_sha256": named_digest((row["input_file"], row["sha256"]) for row in input_rows),
             "documents_by_source": [
                 {"source": k, "documents": int(v)}
                 for k, v in sorted(source_counts.items(), key=lambda item: (item[0] is None, item[0] or ""))

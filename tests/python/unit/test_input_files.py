@@ -132,6 +132,7 @@ def test_the_manifest_counts_documents_without_a_source(tmp_path):
         summary={},
         source_counts={"web": 2, None: 1, "archive": 3},
         outputs=[],
+        input_rows=[],
         engine="duckdb",
         fingerprints="f",
     )
