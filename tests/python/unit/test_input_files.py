@@ -3,7 +3,9 @@ DuckDB would read wrongly in one of them (an empty CSV, repeated column names, r
 the header)."""
 
 import gzip
+import hashlib
 import json
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -14,7 +16,7 @@ from webdedup.inputs.input_files import (
     list_documents_files,
     parquet_problem,
 )
-from webdedup.outputs.manifest import build_manifest
+from webdedup.outputs.manifest import build_manifest, input_file_rows
 
 HEADER = "doc_id,source,domain,crawled_at,title,body\n"
 
@@ -141,3 +143,38 @@ def test_the_manifest_counts_documents_without_a_source(tmp_path):
         {"source": "web", "documents": 2},
         {"source": None, "documents": 1},
     ]
+
+
+def test_the_input_files_are_listed_in_path_order_with_their_sha256(tmp_path):
+    # two folders holding the same file name: names repeat, the order is the paths'
+    files = [
+        _touch(tmp_path / "b" / "part.csv", HEADER + "1,s,d,2024-01-01,t,x\n"),
+        _touch(tmp_path / "a" / "part.csv"),
+    ]
+    _touch(tmp_path / "a" / "z.csv", HEADER + "2,s,d,2024-01-01,t,y\n")
+    rows = input_file_rows({"documents_path": str(tmp_path / "*" / "*.csv")})
+    paths = sorted([*files, str(tmp_path / "a" / "z.csv")])
+    assert rows == [
+        {
+            "input_order": order,
+            "input_file": path.rsplit("/", 1)[1],
+            "bytes": len(Path(path).read_bytes()),
+            "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        }
+        for order, path in enumerate(paths)
+    ]
+    # the manifest's digest: sha256 over name, NUL and each file's sha256, in that order
+    expected = hashlib.sha256(
+        b"".join(f"{r['input_file']}\0{r['sha256']}".encode() for r in rows)
+    ).hexdigest()
+    manifest = build_manifest(
+        settings_row={"documents_path": "x", "staging_dir": str(tmp_path)},
+        summary={},
+        source_counts={},
+        outputs=[],
+        input_rows=rows,
+        engine="duckdb",
+        fingerprints="f",
+    )
+    assert manifest["source"]["input_files"] == ["part.csv", "z.csv", "part.csv"]
+    assert manifest["source"]["input_sha256"] == expected
