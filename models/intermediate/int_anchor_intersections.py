@@ -2,8 +2,8 @@
 
 A thin adapter over webdedup/engines/anchor_scoring.py (the engine's ``anchor_intersections``): the pairs'
 anchors are shingled from int_shingle_texts into a scratch file that lives only while this model runs,
-and the pairs are counted in blocks of their low documents (webdedup/engines/blocked_jaccard.py), so
-memory stays bounded by var jaccard_block_mb whatever the number of pairs, and no shingle set is kept
+and the pairs are counted partition by partition of that file (about var jaccard_block_mb of sets
+each), so memory stays bounded whatever the number of pairs, and no shingle set is kept
 in the database; macros/algorithm/exact_jaccard.sql (candidate_anchor_jaccard) turns the counts into
 scored_pairs' Jaccard.  Incremental: a build counts only the pairs the table lacks (its pre-hook
 deletes those no longer current).  On Spark this model is disabled and scored_pairs joins the shingle

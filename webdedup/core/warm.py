@@ -20,7 +20,8 @@ def warm() -> None:
         fingerprint.fingerprint_batch(batch, params)
         sets = fingerprint.shingle_set_batch(batch, params).column("shingle_set")
         fingerprint.shared_shingle_counts(sets, sets)
-    values, starts = np.arange(4, dtype=np.int64), np.array([0, 2], dtype=np.int64)
+    # exact scoring merges sets memory-mapped from its scratch file: read-only uint64 arrays
+    values, starts = pa.array(np.arange(4)).to_numpy().view(np.uint64), np.array([0, 2], dtype=np.int64)
     out, rows = np.zeros(2, np.int64), np.arange(2)
     kernels.intersections(values, starts, starts + 2, values, starts, starts + 2, out, rows)
 

@@ -4,19 +4,21 @@ anchors' shingle sets held only while they are counted.
 A shingle set is 8 bytes per distinct shingle (about 5 KB per web page) of random hashes that no
 compression shrinks: stored for every candidate anchor, the sets were the largest table of a build
 (10.6 GB of a 28.5 GB database at 10M generated pages, more on corpora with more duplicates).  So they
-live in a scratch Parquet file in DuckDB's temp_directory for the duration of this model only:
+live in a scratch Arrow IPC file in DuckDB's temp_directory for the duration of this model only:
 
 1. the pairs to count: int_anchor_pairs minus those the stored table holds (all of them on a full build);
 2. each anchor gets an ordinal key in an order that puts near-duplicates together (``_keyed_anchors``),
    cut into partitions of about var jaccard_block_mb of sets;
 3. the anchors' texts (int_shingle_texts) are read in stored order, shingled by the code int_fingerprints
-   uses (webdedup/core/stream.py, webdedup/core/fingerprint.py) and written to the scratch file by
-   pyarrow, each row group holding one partition: neither the bodies nor the sets are sorted, and memory
-   holds the batches in flight plus at most half the budget of sets waiting for their row group;
-4. the blocked merge (webdedup/engines/blocked_jaccard.py) counts the pairs within a partition, then the
-   few across partitions; the row groups' key statistics let a block read little more than its own
-   partition, so the sets are read about once (in text order they were read once per block: at 10M
-   generated pages this model took 244 s then, 172 s now; docs/benchmarks.md, session 19);
+   uses (webdedup/core/stream.py, webdedup/core/fingerprint.py) and written to the scratch file, each
+   record batch holding sets of one partition: neither the bodies nor the sets are sorted, and memory
+   holds the batches in flight plus at most half the budget of sets waiting to be written;
+4. the pairs within a partition are counted with that partition's batches memory-mapped (no copy, no
+   decoding: the pages of about one partition of sets are resident at a time), then the few across
+   partitions with their two partitions' batches; each pair is one compiled merge of two sorted sets
+   (webdedup/core/kernels.py ``intersections``).  Reading the sets back through DuckDB from a Parquet
+   scratch file took 4.4 of the model's 10.6 s at 1M generated pages, the mapped merge 0.4 s
+   (docs/benchmarks.md, session 21);
 5. the keys are mapped back to doc_ids, each pair oriented as int_anchor_pairs orients it
    (low_doc_id < high_doc_id); the scratch file is deleted when the stream ends or fails.
 
@@ -32,24 +34,40 @@ import contextlib
 import os
 import uuid
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from webdedup.core.fingerprint import SHINGLE_SET_SCHEMA
+from webdedup.core.kernels import intersections
 from webdedup.core.stream import settings_from_row, stream_shingle_sets
-from webdedup.engines.blocked_jaccard import (
-    HASH_BYTES,
-    SET_OVERHEAD_BYTES,
-    STREAM_ROWS,
-    output_schema,
-    pair_intersections,
-)
+from webdedup.engines.duckdb_memory import lend
 
-#: One row per pair of int_anchor_intersections: the merge's columns, then the pair's two set keys.
-SCHEMA = output_schema(("low_shingle_set_key", "high_shingle_set_key"))
-#: The scratch sets: an ordinal key (storage order), then SHINGLE_SET_SCHEMA.
-SCRATCH_SCHEMA = pa.schema([pa.field("key", pa.int64(), nullable=False), *SHINGLE_SET_SCHEMA])
+#: One row per pair of int_anchor_intersections (low_doc_id < high_doc_id): both set sizes (int32 like
+#: int_fingerprints.shingle_count), the size of their intersection, and the pair's two set keys.
+SCHEMA = pa.schema(
+    [
+        pa.field("low_doc_id", pa.string(), nullable=False),
+        pa.field("high_doc_id", pa.string(), nullable=False),
+        pa.field("low_shingle_count", pa.int32(), nullable=False),
+        pa.field("high_shingle_count", pa.int32(), nullable=False),
+        pa.field("shared_shingles", pa.int64(), nullable=False),
+        pa.field("low_shingle_set_key", pa.int64(), nullable=False),
+        pa.field("high_shingle_set_key", pa.int64(), nullable=False),
+    ]
+)
+#: The scratch sets: an ordinal key (its anchor's place in the near-duplicate order), then the set (its
+#: distinct hashes in ascending unsigned order, as webdedup.core.fingerprint.shingle_set_array gives them).
+SCRATCH_SCHEMA = pa.schema(
+    [
+        pa.field("key", pa.int64(), nullable=False),
+        pa.field("shingle_set", pa.list_(pa.int64()), nullable=False),
+    ]
+)
+#: bytes per stored hash and a per-set allowance (key, offsets) when sizing partitions
+HASH_BYTES = 8
+SET_OVERHEAD_BYTES = 64
+#: rows per batch of the pairs streamed between connections
+STREAM_ROWS = 4096
 
 
 def block_budget(block_mb) -> int:
@@ -107,15 +125,16 @@ def _counted(connection, tables: tuple[str, str], run, budget: int):
     connection.execute(f"create temp table {pairs} as select distinct * from webdedup_pending_pairs")
     connection.unregister("webdedup_pending_pairs")
     folder = connection.execute("select current_setting('temp_directory')").fetchall()[0][0] or "."
-    path = os.path.join(folder, f"webdedup_shingle_sets_{suffix}.parquet")
+    path = os.path.join(folder, f"webdedup_shingle_sets_{suffix}.arrow")
     try:
         if not connection.execute(f"select count(*) from {pairs}").fetchall()[0][0]:
             return
         os.makedirs(folder, exist_ok=True)
         connection.execute(f"create temp table {anchors} as {_keyed_anchors(pairs, groups, budget)}")
         _write_sets(connection, _texts_sql(documents, anchors), path, run, budget)
-        sets = "read_parquet('{}')".format(path.replace("'", "''"))
-        yield from _oriented(connection, (pairs, anchors), sets, budget)
+        # the mapped partition's pages count as this process's memory: DuckDB's cache makes room for them
+        with lend(connection, budget):
+            yield from _counted_pairs(connection, (pairs, anchors), path)
     finally:
         connection.execute(f"drop table if exists {pairs}; drop table if exists {anchors}")
         with contextlib.suppress(FileNotFoundError):
@@ -172,21 +191,17 @@ def _texts_sql(documents: str, anchors: str) -> str:
 
 
 def _write_sets(connection, texts_sql: str, path: str, run, budget: int) -> None:
-    """Shingle the texts of ``texts_sql`` into the Parquet file ``path`` (SCRATCH_SCHEMA).  Shingled sets
-    wait in memory by partition (at most half the budget) and are written one row group per partition,
-    so each row group's keys lie within one partition and the key statistics let a merge block read
-    only the row groups of the keys it needs."""
+    """Shingle the texts of ``texts_sql`` into the Arrow IPC file ``path`` (SCRATCH_SCHEMA).  Shingled sets
+    wait in memory by partition (at most half the budget) and are written one record batch per
+    partition and flush, so each batch's keys lie within one partition and a partition's batches can be
+    mapped alone."""
     texts = connection.sql(texts_sql).to_arrow_reader(run.batch_size)
     waiting: dict[int, list[pa.RecordBatch]] = {}
     held = 0
-    # hashes are random: neither a dictionary nor compression shrinks them
-    with pq.ParquetWriter(
-        path, SCRATCH_SCHEMA, compression="none", use_dictionary=False, write_statistics=["key"]
-    ) as writer:
+    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, SCRATCH_SCHEMA) as writer:
         for batch in stream_shingle_sets(texts, run):
             parts = batch.column("part")
             for part in pc.unique(parts).to_pylist():
-                # filter copies: nothing kept refers to the exported batch of page bodies
                 rows = batch.filter(pc.equal(parts, part))
                 columns = [rows.column(name) for name in SCRATCH_SCHEMA.names]
                 waiting.setdefault(part, []).append(
@@ -199,73 +214,110 @@ def _write_sets(connection, texts_sql: str, path: str, run, budget: int) -> None
         _flush(writer, waiting)
 
 
-def _flush(writer: pq.ParquetWriter, waiting: dict) -> None:
+def _flush(writer, waiting: dict) -> None:
+    # one batch per partition (a copy: nothing kept refers to the exported batch of page bodies)
     for part in sorted(waiting):
-        writer.write_table(pa.Table.from_batches(waiting[part], SCRATCH_SCHEMA))
+        writer.write_batch(pa.concat_batches(waiting[part]))
     waiting.clear()
 
 
-def _oriented(connection, tables: tuple[str, str], sets: str, budget: int):
-    """The blocked merge of the pairs over the keyed ``sets``, as batches of SCHEMA: first the pairs
-    within a partition, then the few across partitions (apart, so that their keys do not widen the
-    near pairs' reads)."""
+def _counted_pairs(connection, tables: tuple[str, str], path: str):
+    """Every pair of ``pairs`` counted over the scratch file's sets, as batches of SCHEMA: first the pairs
+    within each partition (that partition's batches mapped alone, so memory holds about one partition of
+    sets), then the few across partitions (the two batches of each)."""
     pairs, anchors = tables
-    missing = connection.execute(f"""
-        select doc_id from {anchors}
-        where key not in (select key from {sets})
-        order by doc_id
-        limit 1
-    """).fetchall()
-    if missing:
-        raise ValueError(
-            f"exact Jaccard: no text for the anchor document {missing[0][0]} (int_shingle_texts)"
-        )
     doc_ids = connection.sql(f"select doc_id from {anchors} order by key").to_arrow_table()
     doc_ids = doc_ids.column(0).combine_chunks().cast(pa.string())
-    keyed_pairs = f"""
+    key_parts = connection.sql(f"select part from {anchors} order by key").to_arrow_table()
+    key_parts = key_parts.column(0).to_numpy()
+    # where each key's set is: its record batch and row (keys are 0 .. anchors - 1)
+    where_batch = np.full(len(doc_ids), -1, dtype=np.int64)
+    where_row = np.zeros(len(doc_ids), dtype=np.int64)
+    with pa.memory_map(path) as source:
+        reader = pa.ipc.open_file(source)
+        for index in range(reader.num_record_batches):
+            keys = reader.get_batch(index).column(0).to_numpy()
+            where_batch[keys] = index
+            where_row[keys] = np.arange(len(keys))
+    if (where_batch < 0).any():
+        missing = pc.min(doc_ids.filter(pa.array(where_batch < 0))).as_py()
+        raise ValueError(f"exact Jaccard: no text for the anchor document {missing} (int_shingle_texts)")
+    keyed = connection.sql(f"""
         select
-            least(l.key, r.key) as low_doc_id,
-            greatest(l.key, r.key) as high_doc_id,
-            cast(l.key > r.key as bigint) as swapped,
+            least(l.key, r.key) as low_key,
+            greatest(l.key, r.key) as high_key,
+            l.key > r.key as swapped,
             p.left_shingle_set_key,
             p.right_shingle_set_key
         from {pairs} as p
         inner join {anchors} as l on p.left_anchor_doc_id = l.doc_id
         inner join {anchors} as r on p.right_anchor_doc_id = r.doc_id
-        where l.part {{}} r.part
-    """
-    carry = ("swapped", "left_shingle_set_key", "right_shingle_set_key")
-    within, across, parts = connection.execute(f"""
-        select
-            count(*) filter (where l.part = r.part),
-            count(*) filter (where l.part <> r.part),
-            (select max(part) + 1 from {anchors})
-        from {pairs} as p
-        inner join {anchors} as l on p.left_anchor_doc_id = l.doc_id
-        inner join {anchors} as r on p.right_anchor_doc_id = r.doc_id
-    """).fetchall()[0]
-    print(f"[exact jaccard] {within:,} pairs within and {across:,} across {parts:,} partition(s)", flush=True)
-    for near in ("=", "<>"):
-        for batch in pair_intersections(connection, keyed_pairs.format(near), sets, budget, carry, key="key"):
-            yield _by_doc_id(batch, doc_ids)
+        order by low_key, high_key
+    """).to_arrow_table()
+    low, high = keyed.column("low_key").to_numpy(), keyed.column("high_key").to_numpy()
+    low_part, high_part = key_parts[low], key_parts[high]
+    across = low_part != high_part
+    print(
+        f"[exact jaccard] {int((~across).sum()):,} pairs within and {int(across.sum()):,} across "
+        f"{int(key_parts.max()) + 1 if len(key_parts) else 0:,} partition(s)",
+        flush=True,
+    )
+    # one mapping per partition, then per pair of partitions: pairs within first, in key order
+    order = np.lexsort((high, low, high_part, low_part, across))
+    session = np.stack([low_part, high_part], axis=1)[order]
+    bounds = np.flatnonzero(np.any(session[1:] != session[:-1], axis=1)) + 1 if len(order) else []
+    for rows in np.split(order, bounds):
+        if len(rows):
+            lows = (where_batch[low[rows]], where_row[low[rows]])
+            highs = (where_batch[high[rows]], where_row[high[rows]])
+            yield _by_doc_id(keyed.take(pa.array(rows)), _count(path, lows, highs), doc_ids)
 
 
-def _by_doc_id(batch: pa.RecordBatch, doc_ids: pa.Array) -> pa.RecordBatch:
-    """A merge batch over keys as a batch of SCHEMA: doc_ids, each pair oriented as int_anchor_pairs."""
-    low_ids = doc_ids.take(batch.column("low_doc_id"))
-    high_ids = doc_ids.take(batch.column("high_doc_id"))
-    low_counts, high_counts = batch.column("low_shingle_count"), batch.column("high_shingle_count")
+def _count(path: str, lows, highs):
+    """(low counts, high counts, shared) of pairs whose sets are at ``lows`` and ``highs`` ((batch, row)
+    arrays) in the scratch file; only the batches these pairs name are mapped, until the return."""
+    n = len(lows[0])
+    bounds = np.zeros((4, n), dtype=np.int64)  # low start, low end, high start, high end
+    shared = np.zeros(n, dtype=np.int64)
+    with pa.memory_map(path) as source:
+        sets = _mapped_sets(pa.ipc.open_file(source), np.union1d(lows[0], highs[0]))
+        for low_batch, high_batch in np.unique(np.stack([lows[0], highs[0]], axis=1), axis=0):
+            rows = np.flatnonzero((lows[0] == low_batch) & (highs[0] == high_batch))
+            (left, left_offsets), (right, right_offsets) = sets[low_batch], sets[high_batch]
+            bounds[0, rows] = left_offsets[lows[1][rows]]
+            bounds[1, rows] = left_offsets[lows[1][rows] + 1]
+            bounds[2, rows] = right_offsets[highs[1][rows]]
+            bounds[3, rows] = right_offsets[highs[1][rows] + 1]
+            intersections(left, bounds[0], bounds[1], right, bounds[2], bounds[3], shared, rows)
+    return bounds[1] - bounds[0], bounds[3] - bounds[2], shared
+
+
+def _mapped_sets(reader, indexes) -> dict:
+    """Batch index -> (values as uint64, int64 offsets) of those record batches, without a copy."""
+    sets = {}
+    for index in indexes:
+        lists = reader.get_batch(int(index)).column(1)
+        sets[index] = (lists.values.to_numpy().view(np.uint64), np.asarray(lists.offsets, dtype=np.int64))
+    return sets
+
+
+def _by_doc_id(pairs: pa.Table, counts, doc_ids: pa.Array) -> pa.RecordBatch:
+    """Counted pairs over keys as a batch of SCHEMA: doc_ids, each pair oriented as int_anchor_pairs."""
+    column = {name: pairs.column(name).combine_chunks() for name in pairs.column_names}
+    low_counts, high_counts, shared = (pa.array(values) for values in counts)
+    low_counts, high_counts = low_counts.cast(pa.int32()), high_counts.cast(pa.int32())
+    low_ids, high_ids = doc_ids.take(column["low_key"]), doc_ids.take(column["high_key"])
     # a pair whose left anchor got the higher key: its key order is the reverse of its doc_id order
-    swapped = pc.equal(batch.column("swapped"), 1)
+    swapped = column["swapped"]
     return pa.RecordBatch.from_arrays(
         [
             pc.if_else(swapped, high_ids, low_ids),
             pc.if_else(swapped, low_ids, high_ids),
             pc.if_else(swapped, high_counts, low_counts),
             pc.if_else(swapped, low_counts, high_counts),
-            batch.column("shared_shingles"),
-            batch.column("left_shingle_set_key"),
-            batch.column("right_shingle_set_key"),
+            shared,
+            column["left_shingle_set_key"].cast(pa.int64()),
+            column["right_shingle_set_key"].cast(pa.int64()),
         ],
         schema=SCHEMA,
     )
