@@ -226,10 +226,9 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str):
     within each partition (that partition's batches mapped alone, so memory holds about one partition of
     sets), then the few across partitions (the two batches of each)."""
     pairs, anchors = tables
-    doc_ids = connection.sql(f"select doc_id from {anchors} order by key").to_arrow_table()
-    doc_ids = doc_ids.column(0).combine_chunks().cast(pa.string())
-    key_parts = connection.sql(f"select part from {anchors} order by key").to_arrow_table()
-    key_parts = key_parts.column(0).to_numpy()
+    keyed_anchors = connection.sql(f"select doc_id, part from {anchors} order by key").to_arrow_table()
+    doc_ids = keyed_anchors.column("doc_id").combine_chunks().cast(pa.string())
+    key_parts = keyed_anchors.column("part").to_numpy()
     # where each key's set is: its record batch and row (keys are 0 .. anchors - 1)
     where_batch = np.full(len(doc_ids), -1, dtype=np.int64)
     where_row = np.zeros(len(doc_ids), dtype=np.int64)
