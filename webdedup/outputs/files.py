@@ -7,7 +7,9 @@ the whole run succeeded, so an output folder only ever holds complete runs.
 
 from __future__ import annotations
 
+import fcntl
 import glob
+import mmap
 import os
 import shutil
 
@@ -15,6 +17,10 @@ import shutil
 STAGING_PREFIX = ".staging-"
 #: Published last, so a complete manifest means a complete set of outputs.
 MANIFEST_FILE = "manifest.json"
+#: Bytes per read and write of copy_file; a multiple of DIRECT_ALIGN.
+COPY_CHUNK_BYTES = 8 << 20
+#: Direct I/O writes whole blocks at block offsets: 4096 covers 512- and 4096-byte devices.
+DIRECT_ALIGN = 4096
 
 
 def prepare_dir(path: str) -> str:
@@ -48,9 +54,63 @@ def publish_file(path: str, target_dir: str) -> str:
         return f"{target} (already in place)"
     os.makedirs(os.path.dirname(target), exist_ok=True)
     temporary = f"{target}.{os.getpid()}.tmp"
-    shutil.copyfile(source, temporary)
+    copy_file(source, temporary)
     os.replace(temporary, target)
     return target
+
+
+def copy_file(source: str, target: str) -> str:
+    """Copy ``source`` to a new file ``target``; return how ('direct' or 'buffered').
+
+    Where the OS and the file system have direct I/O (Linux's O_DIRECT), the copy is written past the page
+    cache and then synced: the file copied is one the build has just written (still cached), and a second,
+    cached copy of it costs as many freshly allocated cache pages, mostly kernel time.  On the 2-core VM of
+    docs/benchmarks.md, 1.8 GB took 8.8 s through the cache and 0.7 s direct.  Elsewhere (no O_DIRECT,
+    tmpfs, a file system that refuses direct writes) it is ``shutil.copyfile``."""
+    direct = getattr(os, "O_DIRECT", 0)
+    if direct:
+        try:
+            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | direct, 0o644)
+        except OSError:
+            out = None
+        if out is not None:
+            try:
+                if _copy_direct(source, out, direct):
+                    return "direct"
+            finally:
+                os.close(out)
+    shutil.copyfile(source, target)
+    return "buffered"
+
+
+def _copy_direct(source: str, out: int, direct: int) -> bool:
+    """Copy ``source`` into ``out`` (opened with O_DIRECT) and sync it; False when the file system
+    refused the first direct write (nothing written)."""
+    buffer = mmap.mmap(-1, COPY_CHUNK_BYTES)  # page-aligned, as direct writes need
+    view = memoryview(buffer)
+    try:
+        with open(source, "rb", buffering=0) as handle:
+            first = True
+            while count := handle.readinto(buffer):
+                if count % DIRECT_ALIGN:  # the file's tail: the rest through the cache
+                    fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) & ~direct)
+                try:
+                    _write_all(out, view[:count])
+                except OSError:
+                    if first:
+                        return False
+                    raise
+                first = False
+        os.fsync(out)
+        return True
+    finally:
+        view.release()
+        buffer.close()
+
+
+def _write_all(out: int, data: memoryview) -> None:
+    while data:
+        data = data[os.write(out, data) :]
 
 
 def publish_database(build_path: str, publish_dir: str) -> str:
