@@ -7,6 +7,7 @@ the whole run succeeded, so an output folder only ever holds complete runs.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import glob
 import mmap
@@ -54,7 +55,12 @@ def publish_file(path: str, target_dir: str) -> str:
         return f"{target} (already in place)"
     os.makedirs(os.path.dirname(target), exist_ok=True)
     temporary = f"{target}.{os.getpid()}.tmp"
-    copy_file(source, temporary)
+    try:
+        copy_file(source, temporary)
+    except BaseException:  # a full disk, an interrupt: the previous file stays, no half copy beside it
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
     os.replace(temporary, target)
     return target
 
@@ -70,7 +76,7 @@ def copy_file(source: str, target: str) -> str:
     direct = getattr(os, "O_DIRECT", 0)
     if direct:
         try:
-            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | direct, 0o644)
+            out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | direct, 0o666)
         except OSError:
             out = None
         if out is not None:
@@ -93,9 +99,9 @@ def _copy_direct(source: str, out: int, direct: int) -> bool:
             first = True
             while count := handle.readinto(buffer):
                 if count % DIRECT_ALIGN:  # the file's tail: the rest through the cache
-                    fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) & ~direct)
+                    _clear_flag(out, direct)
                 try:
-                    _write_all(out, view[:count])
+                    _write_all(out, view[:count], direct)
                 except OSError:
                     if first:
                         return False
@@ -105,12 +111,19 @@ def _copy_direct(source: str, out: int, direct: int) -> bool:
         return True
     finally:
         view.release()
-        buffer.close()
+        with contextlib.suppress(BufferError):  # a traceback still holding a slice: freed with it
+            buffer.close()
 
 
-def _write_all(out: int, data: memoryview) -> None:
+def _write_all(out: int, data: memoryview, direct: int) -> None:
     while data:
         data = data[os.write(out, data) :]
+        if data:  # a short write: the rest starts mid-block, so it goes through the cache
+            _clear_flag(out, direct)
+
+
+def _clear_flag(out: int, flag: int) -> None:
+    fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) & ~flag)
 
 
 def publish_database(build_path: str, publish_dir: str) -> str:

@@ -83,3 +83,48 @@ def test_publish_file_replaces_the_published_copy_and_leaves_no_temporary(tmp_pa
     assert target == str(published / source.name)
     assert (published / source.name).read_bytes() == source.read_bytes()
     assert sorted(os.listdir(published)) == [source.name]
+
+
+def test_a_short_direct_write_finishes_the_copy_through_the_cache(tmp_path, small_chunks, monkeypatch):
+    if not supports_direct_io(tmp_path):
+        pytest.skip("no direct I/O on this file system")
+    real_write = os.write
+    calls = []
+
+    def short_write(fd, data):
+        calls.append(len(data))
+        if len(calls) == 2:  # the second chunk: only its first block
+            return real_write(fd, data[: files.DIRECT_ALIGN])
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", short_write)
+    source = source_file(tmp_path, 13 * files.DIRECT_ALIGN + 5)
+    assert files.copy_file(str(source), str(tmp_path / "copy")) == "direct"
+    assert (tmp_path / "copy").read_bytes() == source.read_bytes()
+    assert len(calls) > 4
+
+
+def test_a_copy_that_fails_midway_keeps_the_published_file_and_leaves_no_temporary(
+    tmp_path, small_chunks, monkeypatch
+):
+    real_write = os.write
+    calls = []
+
+    def full_disk(fd, data):
+        calls.append(fd)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    monkeypatch.setattr(files.shutil, "copyfile", lambda *args: pytest.fail("no second copy after a failure"))
+    source = source_file(tmp_path, 20 * files.DIRECT_ALIGN)
+    published = tmp_path / "published"
+    published.mkdir()
+    (published / source.name).write_bytes(b"the previous build")
+    if not supports_direct_io(published):
+        pytest.skip("no direct I/O on this file system")
+    with pytest.raises(OSError, match="No space left"):
+        files.publish_file(str(source), str(published))
+    assert sorted(os.listdir(published)) == [source.name]
+    assert (published / source.name).read_bytes() == b"the previous build"
