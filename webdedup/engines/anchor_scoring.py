@@ -4,21 +4,23 @@ anchors' shingle sets held only while they are counted.
 A shingle set is 8 bytes per distinct shingle (about 5 KB per web page) of random hashes that no
 compression shrinks: stored for every candidate anchor, the sets were the largest table of a build
 (10.6 GB of a 28.5 GB database at 10M generated pages, more on corpora with more duplicates).  So they
-live in a scratch Arrow IPC file in DuckDB's temp_directory for the duration of this model only:
+live in a scratch file in DuckDB's temp_directory for the duration of this model only, their hashes one
+after another as uint64 and nothing else (the keys' places in it are kept in memory):
 
 1. the pairs to count: int_anchor_pairs minus those the stored table holds (all of them on a full build);
 2. each anchor gets an ordinal key in an order that puts near-duplicates together (``_keyed_anchors``),
    cut into partitions of about var jaccard_block_mb of sets;
 3. the anchors' texts (int_shingle_texts) are read in stored order, shingled by the code int_fingerprints
-   uses (webdedup/core/stream.py, webdedup/core/fingerprint.py) and written to the scratch file, each
-   record batch holding sets of one partition: neither the bodies nor the sets are sorted, and memory
-   holds the batches in flight plus at most half the budget of sets waiting to be written;
-4. the pairs within a partition are counted with that partition's batches memory-mapped (no copy, no
-   decoding: the pages of about one partition of sets are resident at a time), then the few across
-   partitions with their two partitions' batches; each pair is one compiled merge of two sorted sets
-   (webdedup/core/kernels.py ``intersections``).  Reading the sets back through DuckDB from a Parquet
-   scratch file took 4.4 of the model's 10.6 s at 1M generated pages, the mapped merge 0.4 s
-   (docs/benchmarks.md, session 21);
+   uses (webdedup/core/stream.py, webdedup/core/fingerprint.py) and written to the scratch file
+   partition by partition at each flush, in gathered writes straight from the shingled batches (no copy
+   in between): neither the bodies nor the sets are sorted, and memory holds the batches in flight plus
+   at most half the budget of sets waiting to be written;
+4. the file is memory-mapped (no copy, no decoding) and the pairs are counted in the order DuckDB sorts
+   them into, a chunk at a time (PAIR_CHUNK_ROWS): those within each partition, then the few across
+   partitions, so the pages of about one partition of sets are in use at a time; each pair is one
+   compiled merge of two sorted sets (webdedup/core/kernels.py ``intersections``).  Reading the sets back
+   through DuckDB from a Parquet scratch file took 4.4 of the model's 10.6 s at 1M generated pages, the
+   mapped merge 0.4 s (docs/benchmarks.md, session 21);
 5. the keys are mapped back to doc_ids, each pair oriented as int_anchor_pairs orients it
    (low_doc_id < high_doc_id); the scratch file is deleted when the stream ends or fails.
 
@@ -31,6 +33,7 @@ computed as they are read (macro shingle_sets_source).
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import uuid
 
@@ -55,19 +58,15 @@ SCHEMA = pa.schema(
         pa.field("high_shingle_set_key", pa.int64(), nullable=False),
     ]
 )
-#: The scratch sets: an ordinal key (its anchor's place in the near-duplicate order), then the set (its
-#: distinct hashes in ascending unsigned order, as webdedup.core.fingerprint.shingle_set_array gives them).
-SCRATCH_SCHEMA = pa.schema(
-    [
-        pa.field("key", pa.int64(), nullable=False),
-        pa.field("shingle_set", pa.list_(pa.int64()), nullable=False),
-    ]
-)
 #: bytes per stored hash and a per-set allowance (key, offsets) when sizing partitions
 HASH_BYTES = 8
 SET_OVERHEAD_BYTES = 64
 #: rows per batch of the pairs streamed between connections
 STREAM_ROWS = 4096
+#: pairs counted per chunk (keys, flags and counts: about 60 bytes a pair while it is counted)
+PAIR_CHUNK_ROWS = 1 << 20
+#: pieces per gathered write (os.writev); POSIX guarantees at least 16, Linux and macOS take 1024
+IOV_MAX = max(16, os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16)
 
 
 def block_budget(block_mb) -> int:
@@ -125,16 +124,17 @@ def _counted(connection, tables: tuple[str, str], run, budget: int):
     connection.execute(f"create temp table {pairs} as select distinct * from webdedup_pending_pairs")
     connection.unregister("webdedup_pending_pairs")
     folder = connection.execute("select current_setting('temp_directory')").fetchall()[0][0] or "."
-    path = os.path.join(folder, f"webdedup_shingle_sets_{suffix}.arrow")
+    path = os.path.join(folder, f"webdedup_shingle_sets_{suffix}.bin")
     try:
         if not connection.execute(f"select count(*) from {pairs}").fetchall()[0][0]:
             return
         os.makedirs(folder, exist_ok=True)
         connection.execute(f"create temp table {anchors} as {_keyed_anchors(pairs, groups, budget)}")
-        _write_sets(connection, _texts_sql(documents, anchors), path, run, budget)
+        keys = connection.execute(f"select count(*) from {anchors}").fetchall()[0][0]
+        ranges = _write_sets(connection, _texts_sql(documents, anchors), path, run, (budget, keys))
         # the mapped partition's pages count as this process's memory: DuckDB's cache makes room for them
         with lend(connection, budget):
-            yield from _counted_pairs(connection, (pairs, anchors), path)
+            yield from _counted_pairs(connection, (pairs, anchors), path, ranges)
     finally:
         connection.execute(f"drop table if exists {pairs}; drop table if exists {anchors}")
         with contextlib.suppress(FileNotFoundError):
@@ -190,57 +190,84 @@ def _texts_sql(documents: str, anchors: str) -> str:
     """
 
 
-def _write_sets(connection, texts_sql: str, path: str, run, budget: int) -> None:
-    """Shingle the texts of ``texts_sql`` into the Arrow IPC file ``path`` (SCRATCH_SCHEMA).  Shingled sets
-    wait in memory by partition (at most half the budget) and are written one record batch per
-    partition and flush, so each batch's keys lie within one partition and a partition's batches can be
-    mapped alone."""
+def _write_sets(connection, texts_sql: str, path: str, run, sizes: tuple[int, int]):
+    """Shingle the texts of ``texts_sql`` into the scratch file ``path``: the sets' hashes one after another
+    as uint64, nothing else.  Shingled sets wait in memory by partition (at most half the budget) and
+    each flush writes every partition's waiting sets together, straight from the shingled batches (one
+    gathered write, no copy in between).  Returns (starts, ends): each key's set as a range of positions
+    (uint64 values) in the file; -1 for a key whose text was not found."""
+    budget, keys = sizes
+    starts, ends = np.full(keys, -1, dtype=np.int64), np.full(keys, -1, dtype=np.int64)
     texts = connection.sql(texts_sql).to_arrow_reader(run.batch_size)
-    waiting: dict[int, list[pa.RecordBatch]] = {}
-    held = 0
-    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, SCRATCH_SCHEMA) as writer:
+    waiting: dict[int, list] = {}
+    held = position = 0
+    with open(path, "wb", buffering=0) as sink:
         for batch in stream_shingle_sets(texts, run):
-            parts = batch.column("part")
-            for part in pc.unique(parts).to_pylist():
-                rows = batch.filter(pc.equal(parts, part))
-                columns = [rows.column(name) for name in SCRATCH_SCHEMA.names]
-                waiting.setdefault(part, []).append(
-                    pa.RecordBatch.from_arrays(columns, schema=SCRATCH_SCHEMA)
+            lists = batch.column("shingle_set")
+            values = lists.values.to_numpy()  # the hashes of every set of the batch, no copy
+            offsets = lists.offsets.to_numpy().astype(np.int64)
+            parts, batch_keys = batch.column("part").to_numpy(), batch.column("key").to_numpy()
+            for part in np.unique(parts):
+                rows = np.flatnonzero(parts == part)
+                waiting.setdefault(int(part), []).append(
+                    (values, offsets[rows], offsets[rows + 1], batch_keys[rows])
                 )
-            held += batch.nbytes
+            held += values.nbytes
             if held > budget // 2:
-                _flush(writer, waiting)
+                position = _flush(sink.fileno(), waiting, position, (starts, ends))
                 held = 0
-        _flush(writer, waiting)
+        _flush(sink.fileno(), waiting, position, (starts, ends))
+    return starts, ends
 
 
-def _flush(writer, waiting: dict) -> None:
-    # one batch per partition (a copy: nothing kept refers to the exported batch of page bodies)
+def _flush(fd: int, waiting: dict, position: int, ranges) -> int:
+    """Write the waiting sets, partition by partition, from position (in values) on; returns the end."""
+    starts, ends = ranges
+    pieces = []
     for part in sorted(waiting):
-        writer.write_batch(pa.concat_batches(waiting[part]))
+        for values, first, last, keys in waiting[part]:
+            lengths = last - first
+            starts[keys] = position + np.cumsum(lengths) - lengths
+            ends[keys] = starts[keys] + lengths
+            position += int(lengths.sum())
+            view = memoryview(values).cast("B")
+            size = values.itemsize
+            pieces.extend(
+                view[a * size : b * size] for a, b in zip(first.tolist(), last.tolist(), strict=True) if b > a
+            )
     waiting.clear()
+    _write_pieces(fd, pieces)
+    return position
 
 
-def _counted_pairs(connection, tables: tuple[str, str], path: str):
-    """Every pair of ``pairs`` counted over the scratch file's sets, as batches of SCHEMA: first the pairs
-    within each partition (that partition's batches mapped alone, so memory holds about one partition of
-    sets), then the few across partitions (the two batches of each)."""
+def _write_pieces(fd: int, pieces: list) -> None:
+    """Write ``pieces`` (byte views) one after another, in gathered writes of up to IOV_MAX pieces."""
+    index = 0
+    while index < len(pieces):
+        written = os.writev(fd, pieces[index : index + IOV_MAX])
+        for piece in pieces[index : index + IOV_MAX]:
+            if written < piece.nbytes:
+                break
+            written -= piece.nbytes
+            index += 1
+        if written:  # a short write ended inside this piece: its rest goes next
+            pieces[index] = pieces[index][written:]
+
+
+def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
+    """Every pair of ``pairs`` counted over the scratch file's sets (memory-mapped: the pages of the sets
+    in use are resident, and a partition's sets lie together), as batches of SCHEMA: first the pairs
+    within each partition, then the few across partitions.  The pairs arrive from DuckDB in that order,
+    PAIR_CHUNK_ROWS at a time, so memory holds one chunk of them, however many there are."""
     pairs, anchors = tables
+    starts, ends = ranges
     keyed_anchors = connection.sql(f"select doc_id, part from {anchors} order by key").to_arrow_table()
     doc_ids = keyed_anchors.column("doc_id").combine_chunks().cast(pa.string())
     key_parts = keyed_anchors.column("part").to_numpy()
-    # where each key's set is: its record batch and row (keys are 0 .. anchors - 1)
-    where_batch = np.full(len(doc_ids), -1, dtype=np.int64)
-    where_row = np.zeros(len(doc_ids), dtype=np.int64)
-    with pa.memory_map(path) as source:
-        reader = pa.ipc.open_file(source)
-        for index in range(reader.num_record_batches):
-            keys = reader.get_batch(index).column(0).to_numpy()
-            where_batch[keys] = index
-            where_row[keys] = np.arange(len(keys))
-    if (where_batch < 0).any():
-        missing = pc.min(doc_ids.filter(pa.array(where_batch < 0))).as_py()
+    if (starts < 0).any():
+        missing = pc.min(doc_ids.filter(pa.array(starts < 0))).as_py()
         raise ValueError(f"exact Jaccard: no text for the anchor document {missing} (int_shingle_texts)")
+    # a key's partition grows with the key, so the low key's partition is the lower one
     keyed = connection.sql(f"""
         select
             least(l.key, r.key) as low_key,
@@ -251,53 +278,35 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str):
         from {pairs} as p
         inner join {anchors} as l on p.left_anchor_doc_id = l.doc_id
         inner join {anchors} as r on p.right_anchor_doc_id = r.doc_id
-        order by low_key, high_key
-    """).to_arrow_table()
-    low, high = keyed.column("low_key").to_numpy(), keyed.column("high_key").to_numpy()
-    low_part, high_part = key_parts[low], key_parts[high]
-    across = low_part != high_part
+        order by l.part <> r.part, least(l.part, r.part), greatest(l.part, r.part), low_key, high_key
+    """).to_arrow_reader(PAIR_CHUNK_ROWS)
+    values = _mapped(path)
+    counted = np.zeros(2, dtype=np.int64)  # pairs within, across
+    for chunk in keyed:
+        if not chunk.num_rows:
+            continue
+        low, high = chunk.column("low_key").to_numpy(), chunk.column("high_key").to_numpy()
+        counted += np.bincount(key_parts[low] != key_parts[high], minlength=2)
+        shared = np.zeros(len(low), dtype=np.int64)
+        low_starts, low_ends, high_starts, high_ends = starts[low], ends[low], starts[high], ends[high]
+        intersections(
+            values, low_starts, low_ends, values, high_starts, high_ends, shared, np.arange(len(low))
+        )
+        counts = (low_ends - low_starts, high_ends - high_starts, shared)
+        yield _by_doc_id(pa.Table.from_batches([chunk]), counts, doc_ids)
     print(
-        f"[exact jaccard] {int((~across).sum()):,} pairs within and {int(across.sum()):,} across "
+        f"[exact jaccard] {int(counted[0]):,} pairs within and {int(counted[1]):,} across "
         f"{int(key_parts.max()) + 1 if len(key_parts) else 0:,} partition(s)",
         flush=True,
     )
-    # one mapping per partition, then per pair of partitions: pairs within first, in key order
-    order = np.lexsort((high, low, high_part, low_part, across))
-    session = np.stack([low_part, high_part], axis=1)[order]
-    bounds = np.flatnonzero(np.any(session[1:] != session[:-1], axis=1)) + 1 if len(order) else []
-    for rows in np.split(order, bounds):
-        if len(rows):
-            lows = (where_batch[low[rows]], where_row[low[rows]])
-            highs = (where_batch[high[rows]], where_row[high[rows]])
-            yield _by_doc_id(keyed.take(pa.array(rows)), _count(path, lows, highs), doc_ids)
 
 
-def _count(path: str, lows, highs):
-    """(low counts, high counts, shared) of pairs whose sets are at ``lows`` and ``highs`` ((batch, row)
-    arrays) in the scratch file; only the batches these pairs name are mapped, until the return."""
-    n = len(lows[0])
-    bounds = np.zeros((4, n), dtype=np.int64)  # low start, low end, high start, high end
-    shared = np.zeros(n, dtype=np.int64)
-    with pa.memory_map(path) as source:
-        sets = _mapped_sets(pa.ipc.open_file(source), np.union1d(lows[0], highs[0]))
-        for low_batch, high_batch in np.unique(np.stack([lows[0], highs[0]], axis=1), axis=0):
-            rows = np.flatnonzero((lows[0] == low_batch) & (highs[0] == high_batch))
-            (left, left_offsets), (right, right_offsets) = sets[low_batch], sets[high_batch]
-            bounds[0, rows] = left_offsets[lows[1][rows]]
-            bounds[1, rows] = left_offsets[lows[1][rows] + 1]
-            bounds[2, rows] = right_offsets[highs[1][rows]]
-            bounds[3, rows] = right_offsets[highs[1][rows] + 1]
-            intersections(left, bounds[0], bounds[1], right, bounds[2], bounds[3], shared, rows)
-    return bounds[1] - bounds[0], bounds[3] - bounds[2], shared
-
-
-def _mapped_sets(reader, indexes) -> dict:
-    """Batch index -> (values as uint64, int64 offsets) of those record batches, without a copy."""
-    sets = {}
-    for index in indexes:
-        lists = reader.get_batch(int(index)).column(1)
-        sets[index] = (lists.values.to_numpy().view(np.uint64), np.asarray(lists.offsets, dtype=np.int64))
-    return sets
+def _mapped(path: str) -> np.ndarray:
+    """The scratch file as a read-only uint64 array, memory-mapped: pages are read as the merge needs them."""
+    with open(path, "rb") as handle:
+        if not os.fstat(handle.fileno()).st_size:
+            return np.zeros(0, dtype=np.uint64)
+        return np.frombuffer(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint64)
 
 
 def _by_doc_id(pairs: pa.Table, counts, doc_ids: pa.Array) -> pa.RecordBatch:

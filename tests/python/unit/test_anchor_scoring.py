@@ -78,10 +78,14 @@ def _run(connection, existing=None) -> list[dict]:
     return pa.Table.from_batches(list(reader), schema=anchor_scoring.SCHEMA).to_pylist()
 
 
+@pytest.mark.parametrize("chunk_rows", [1, 7, 1 << 20])
 @pytest.mark.parametrize("budget_bytes", [1, 300, 10**9])
-def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes):
+def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes, chunk_rows):
+    """Any partitioning of the sets (one set each, several, one) and any chunking of the pairs (chunks
+    that end inside a partition's run of pairs, or hold them all) give the spec's counts."""
     connection, texts, pairs, tmp_path = database
     monkeypatch.setattr(anchor_scoring, "block_budget", lambda _: budget_bytes)
+    monkeypatch.setattr(anchor_scoring, "PAIR_CHUNK_ROWS", chunk_rows)
     rows = _run(connection)
     assert sorted((row["low_doc_id"], row["high_doc_id"]) for row in rows) == pairs
     names = sorted(texts)
@@ -151,3 +155,21 @@ def test_near_duplicates_get_neighbouring_keys_and_partitions_follow_the_budget(
         assert keys == list(range(keys[0], keys[0] + len(clique))), "a clique's keys are consecutive"
     parts = [part for _, _, part in rows]
     assert parts == sorted(parts) and all(parts.count(part) == 4 for part in set(parts[:-2])), parts
+
+
+def test_gathered_writes_keep_every_byte_in_order_through_short_writes(tmp_path, monkeypatch):
+    """The scratch file is written with os.writev; a write that stops short (mid-piece or between pieces)
+    goes on from the first byte not written."""
+    pieces = [memoryview(bytes([n]) * n) for n in range(1, 40)]
+    real_writev = anchor_scoring.os.writev
+
+    def short_writev(fd, buffers):
+        head = b"".join(bytes(buffer) for buffer in buffers)[:7]
+        return real_writev(fd, [head])
+
+    monkeypatch.setattr(anchor_scoring, "IOV_MAX", 5)
+    monkeypatch.setattr(anchor_scoring.os, "writev", short_writev)
+    path = tmp_path / "scratch"
+    with open(path, "wb", buffering=0) as sink:
+        anchor_scoring._write_pieces(sink.fileno(), list(pieces))
+    assert path.read_bytes() == b"".join(bytes(piece) for piece in pieces)
