@@ -168,9 +168,8 @@
   that changed nothing adds no part.
 
   The rows come from the macro var output_files names in `rows` (default output_rows below), called as
-  rows(only=none) for every row with its part_row_hash, in the output's order, rows(only=none,
-  ordered=false) for every row in any order, and rows(only=<relation of keys>) for those keys' rows in any
-  order.  The release names release_rows
+  rows(only=none) for every row with its part_row_hash, in the output's order, and rows(only=<relation of
+  keys>) for those keys' rows in any order.  The release names release_rows
   (models/marts/deduped_documents.sql), whose hash reads body_hash instead of the bodies.
 -#}
 {% macro export_parts(output) %}
@@ -209,7 +208,7 @@
         {%- for key in keys -%}{%- do key_match.append("now." ~ key ~ " = before." ~ key) -%}{%- endfor -%}
         copy (
             with before as ({{ part.published }}),
-            now as (select {{ keys | join(", ") }}, part_row_hash from ({{ rows(only=none, ordered=false) }})),
+            now as (select {{ keys | join(", ") }}, part_row_hash from ({{ rows(only=none) }})),
             changed_keys as (
                 select {{ keys | join(", ") }} from now
                 anti join before
@@ -230,11 +229,10 @@
 {% endmacro %}
 
 {#-
-  output_rows(only, ordered): export_parts' rows of a stored output (the model's own table): every column,
-  then part_change 'upsert' and part_row_hash, the hash of every column; only: a relation of key values.
-  ordered changes nothing: the export sorts by the output's order_by where order matters.
+  output_rows(only): export_parts' rows of a stored output (the model's own table): every column, then
+  part_change 'upsert' and part_row_hash, the hash of every column; only: a relation of key values.
 -#}
-{% macro output_rows(only, ordered=true) %}
+{% macro output_rows(only) %}
     {%- set output = var("output_files")[model.name] -%}
     {%- set columns = [] -%}
     {%- for column in adapter.get_columns_in_relation(this) -%}

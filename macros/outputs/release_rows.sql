@@ -1,16 +1,14 @@
 {#-
-  release_rows(only, with_hash, ordered): the release's rows (model deduped_documents): every stg_documents
-  column but body_hash, then the cluster's id and size, for the documents clusters keeps.  In stored order
-  (select_in_stored_order), or in any order when ordered is false (no sort: export_parts compares every
-  row's hash with the published parts), or, with only (a relation of doc_ids), those documents' rows in
-  any order.
+  release_rows(only, with_hash): the release's rows (model deduped_documents): every stg_documents column
+  but body_hash, then the cluster's id and size, for the documents clusters keeps.  In stored order
+  (select_in_stored_order), or, with only (a relation of doc_ids), those documents' rows in any order.
 
   with_hash (var incremental_outputs: export_parts calls it so) adds part_change 'upsert' and
   part_row_hash, the hash of the row with body_hash in place of the body: finding the rows a build
   changed reads no body (stg_documents stores a page again whenever its body_hash or another column
   changes).
 -#}
-{% macro release_rows(only=none, with_hash=true, ordered=true) %}
+{% macro release_rows(only=none, with_hash=true) %}
     {%- set stored = ref("stg_documents") -%}
     {%- set select_list = star_except("stored", stored, ["body_hash"])
         ~ ", matched.cluster_id, matched.cluster_size" -%}
@@ -22,13 +20,12 @@
         {%- set select_list = select_list ~ ", 'upsert' as part_change, hash("
             ~ (hashed + ["matched.cluster_id", "matched.cluster_size"]) | join(", ") ~ ") as part_row_hash" -%}
     {%- endif -%}
-    {%- if only is none and ordered -%}
+    {%- if only is none -%}
         {{ return(select_in_stored_order(
             select_list=select_list, table=stored, lookup=ref("clusters"), key="doc_id", keep="is_representative"
         )) }}
     {%- endif -%}
-    {%- set only_keys = "" if only is none
-        else " semi join " ~ only ~ " as only_keys on stored.doc_id = only_keys.doc_id" -%}
     {{ return("select " ~ select_list ~ " from " ~ stored ~ " as stored inner join " ~ ref("clusters")
-        ~ " as matched on stored.doc_id = matched.doc_id" ~ only_keys ~ " where matched.is_representative") }}
+        ~ " as matched on stored.doc_id = matched.doc_id semi join " ~ only
+        ~ " as only_keys on stored.doc_id = only_keys.doc_id where matched.is_representative") }}
 {% endmacro %}
