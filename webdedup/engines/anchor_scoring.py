@@ -227,8 +227,8 @@ def _flush(fd: int, waiting: dict, position: int, ranges) -> int:
     for part in sorted(waiting):
         for values, first, last, keys in waiting[part]:
             lengths = last - first
-            starts[keys] = position + np.cumsum(lengths) - lengths
-            ends[keys] = starts[keys] + lengths
+            ends[keys] = position + np.cumsum(lengths)
+            starts[keys] = ends[keys] - lengths
             position += int(lengths.sum())
             view = memoryview(values).cast("B")
             size = values.itemsize

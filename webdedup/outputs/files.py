@@ -71,8 +71,9 @@ def copy_file(source: str, target: str) -> str:
     Where the OS and the file system have direct I/O (Linux's O_DIRECT), the copy is written past the page
     cache and then synced: the file copied is one the build has just written (still cached), and a second,
     cached copy of it costs as many freshly allocated cache pages, mostly kernel time.  On the 2-core VM of
-    docs/benchmarks.md, 1.8 GB took 8.8 s through the cache and 0.7 s direct.  Elsewhere (no O_DIRECT,
-    tmpfs, a file system that refuses direct writes) it is ``shutil.copyfile``."""
+    docs/benchmarks.md, 1.8 GB took 8.8 s through the cache and 0.7 s direct.  Elsewhere (no O_DIRECT, a
+    file system that refuses it at open, as tmpfs before Linux 6.6, or at the first write) it is
+    ``shutil.copyfile``."""
     direct = getattr(os, "O_DIRECT", 0)
     if direct:
         try:
