@@ -16,8 +16,10 @@
 
 with
 
-memberships as (
+memberships as {{ not_materialized() }} (
 
+    -- read where used: materialized for its two uses, it was a second copy of every membership
+    -- (1M pages: 1.6 GB peak against 0.8 GB, 1.3x the time)
     select * from {{ ref("int_band_memberships") }}
 
 ),
@@ -59,7 +61,10 @@ shared_memberships as (
 
         select shared_memberships.*
         from shared_memberships
-        where not exists (select 1 from paired where paired.doc_id = shared_memberships.doc_id)
+        where not exists (
+                select 1 from paired
+                where paired.doc_id = shared_memberships.doc_id
+            )
 
     ),
 
