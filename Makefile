@@ -2,7 +2,8 @@
 #   make run   - create .venv with the DuckDB pipeline's pinned packages (requirements/base.txt) if
 #                missing, run the pipeline on the fixture, write the outputs to output/ and the database to
 #                web_text_dedup.duckdb, and print a summary
-#   make test  - every test: lint (ruff, sqlfluff), dbt build with all data and unit tests, pytest
+#   make test  - every test: lint (ruff; sqlfluff on the models' full-build branches, and on their incremental
+#                branches against the fixture database), dbt build with all data and unit tests, pytest
 #                (pytest includes the Spark target, needs Java 17: tests/python/e2e/spark/test_spark.py runs the
 #                fixture and compares DuckDB with Spark on a generated 10,000-document corpus)
 #   make test-unit  - the unit tests alone (tests/python/unit: no dbt, under a minute; installs the bench
@@ -32,7 +33,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-com
 COMPILE := $(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 
-.PHONY: run run-spark sql test test-unit test-spark lint dbt-test pytest docs docs-serve docs-pictures bench \
+.PHONY: run run-spark sql test test-unit test-spark lint lint-incremental dbt-test pytest docs docs-serve docs-pictures bench \
 	clean spark-install test-install bench-install
 .PHONY: run-spark-cluster run-spark-connect spark-up spark-down spark-status test-spark-cluster
 
@@ -93,7 +94,7 @@ run-spark: $(VENV)/.installed-spark
 	@DEDUP_SUMMARY_FILE=$(SUMMARY) $(DBT) build $(DBT_FLAGS) $(SPARK_FLAGS); status=$$?; cat $(SUMMARY) 2> /dev/null; \
 		exit $$status
 
-test: lint dbt-test pytest test-spark-cluster
+test: lint dbt-test lint-incremental pytest test-spark-cluster
 
 test-unit: $(VENV)/.installed-test $(VENV)/.installed-bench
 	$(BIN)/python -m pytest tests/python/unit
@@ -130,6 +131,12 @@ lint: $(VENV)/.installed-test
 	mkdir -p $(TEST_DIR)
 	DEDUP_DB_PATH=$(TEST_DIR)/lint.duckdb $(DBT) seed $(DBT_FLAGS) --quiet
 	DEDUP_DB_PATH=$(TEST_DIR)/lint.duckdb $(BIN)/sqlfluff lint models analyses
+
+# The models' incremental branches ({% if is_incremental() %}: rendered only once their tables exist),
+# linted against the fixture database dbt-test has just built (`lint` sees the full-build branches).
+lint-incremental: $(VENV)/.installed-test
+	test -f $(TEST_DIR)/dbt_test.duckdb || $(MAKE) dbt-test
+	DEDUP_DB_PATH=$(TEST_DIR)/dbt_test.duckdb $(BIN)/sqlfluff lint models
 
 dbt-test: $(VENV)/.installed-base
 	mkdir -p $(TEST_DIR)

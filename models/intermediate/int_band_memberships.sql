@@ -28,12 +28,14 @@ anchors as (
         fingerprints.band_keys
     from fingerprints
     inner join groups on fingerprints.doc_id = groups.doc_id
+    -- in an incremental build, the anchors whose rows are stored (and current: the pre-hook deleted the
+    -- others) are skipped
     where
-        groups.is_anchor
-    {% if is_incremental() -%}
-        -- the anchors whose rows are stored (and current: the pre-hook deleted the others) are skipped
-        and not exists (select 1 from {{ this }} as stored where stored.doc_id = groups.doc_id)
-    {%- endif %}
+        groups.is_anchor{% if is_incremental() %}
+            and not exists (
+                select 1 from {{ this }} as stored_rows
+                where stored_rows.doc_id = groups.doc_id
+            ){% endif %}
 
 ),
 

@@ -81,39 +81,43 @@ node_states as (
 ),
 
 {% if incremental -%}
-stored as (
+    stored as (
 
-    select
-        doc_id,
-        component_id,
-        node_state
-    from {{ this }}
+        select
+            doc_id,
+            component_id,
+            node_state
+        from {{ this }}
 
-),
+    ),
 
-changed as (
+    changed as (
 
-    -- new, changed or gone documents, with the stored component of those that were there
-    select
-        coalesce(node_states.doc_id, stored.doc_id) as doc_id,
-        stored.component_id
-    from node_states
-    full outer join stored on node_states.doc_id = stored.doc_id
-    where node_states.node_state is distinct from stored.node_state
+        -- new, changed or gone documents, with the stored component of those that were there
+        select
+            coalesce(node_states.doc_id, stored.doc_id) as doc_id,
+            stored.component_id
+        from node_states
+        full outer join stored on node_states.doc_id = stored.doc_id
+        where node_states.node_state is distinct from stored.node_state
 
-),
+    ),
 
-recomputed as (
+    recomputed as (  -- noqa: ST03
 
-    -- the present members of every stored component that holds a changed document, and the new ones
-    select node_states.doc_id
-    from node_states
-    left join stored on node_states.doc_id = stored.doc_id
-    where
-        stored.doc_id is null
-        or stored.component_id in (select changed.component_id from changed where changed.component_id is not null)
+        -- read by connected_components below (a statement sqlfluff cannot parse, hence the noqa)
+        -- the present members of every stored component that holds a changed document, and the new ones
+        select node_states.doc_id
+        from node_states
+        left join stored on node_states.doc_id = stored.doc_id
+        where
+            stored.doc_id is null
+            or stored.component_id in (
+                select changed.component_id from changed
+                where changed.component_id is not null
+            )
 
-),
+    ),
 
 {% endif -%}
 components as (

@@ -50,14 +50,14 @@ members as (
 ),
 
 {% if incremental -%}
-stored as (
+    stored as (
 
-    select
-        doc_id,
-        pair_state
-    from {{ this }}
+        select
+            doc_id,
+            pair_state
+        from {{ this }}
 
-),
+    ),
 
 {% endif -%}
 scored_members as (
