@@ -227,8 +227,9 @@ def _flush(fd: int, waiting: dict, position: int, ranges) -> int:
     for part in sorted(waiting):
         for values, first, last, keys in waiting[part]:
             lengths = last - first
-            ends[keys] = position + np.cumsum(lengths)
-            starts[keys] = ends[keys] - lengths
+            set_ends = position + np.cumsum(lengths)
+            ends[keys] = set_ends
+            starts[keys] = set_ends - lengths
             position += int(lengths.sum())
             view = memoryview(values).cast("B")
             size = values.itemsize
