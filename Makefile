@@ -86,8 +86,8 @@ sql: $(VENV)/.installed-base
 	@$(BIN)/python -m webdedup.outputs.sql_shell $(if $(DB),--db "$(DB)") $(if $(Q),"$$WEBDEDUP_SQL_QUERY")
 sql: export WEBDEDUP_SQL_QUERY = $(Q)
 
-# Unit tests are DuckDB-only (their fixtures are DuckDB SQL); every data test runs on Spark.
-SPARK_FLAGS := --target spark --exclude-resource-type unit_test
+# Every data test runs on Spark; unit tests (DuckDB SQL fixtures) are not in a plain build (selectors.yml).
+SPARK_FLAGS := --target spark
 
 run-spark: $(VENV)/.installed-spark
 	@mkdir -p target && rm -f $(SUMMARY)
@@ -116,10 +116,10 @@ spark-status: $(VENV)/.installed-base
 	$(SPARK_CLUSTER) status
 
 run-spark-cluster: $(VENV)/.installed-spark
-	$(DBT) build $(DBT_FLAGS) --target spark_cluster --exclude-resource-type unit_test
+	$(DBT) build $(DBT_FLAGS) --target spark_cluster
 
 run-spark-connect: $(VENV)/.installed-spark
-	$(DBT) build $(DBT_FLAGS) --target spark_connect --exclude-resource-type unit_test
+	$(DBT) build $(DBT_FLAGS) --target spark_connect
 
 # The cluster tests start and stop their own cluster and Connect server (target/ of pytest's tmp folder).
 test-spark-cluster: $(VENV)/.installed-spark $(VENV)/.installed-test
@@ -141,7 +141,7 @@ lint-incremental: $(VENV)/.installed-test
 dbt-test: $(VENV)/.installed-base
 	mkdir -p $(TEST_DIR)
 	DEDUP_DB_PATH=$(TEST_DIR)/dbt_test.duckdb DEDUP_PUBLISH_DIR=$(TEST_DIR)/published $(DBT) build $(DBT_FLAGS) \
-		--vars '{output_dir: $(TEST_DIR)/output}'
+		--selector with_unit_tests --vars '{output_dir: $(TEST_DIR)/output}'
 
 pytest: $(VENV)/.installed-spark $(VENV)/.installed-test $(VENV)/.installed-bench
 	DEDUP_SPARK_CORPUS=1 $(BIN)/python -m pytest
