@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from webdedup.core.blake2b import blake2b_64
+from webdedup.core.words import bytes_at, low_bytes, text_words, token_bytes
 
 U64 = np.uint64
 MASK64 = U64(0xFFFFFFFFFFFFFFFF)
@@ -86,15 +87,19 @@ def _grow(table, distinct_hash, distinct_start):
 
 
 @njit(cache=True, nogil=True)
-def _scan_tokens(data, offsets, state, table, distinct_hash, distinct_start, token_hash, token_counts):
+def _scan_tokens(
+    data, words, last, offsets, state, table, distinct_hash, distinct_start, token_hash, token_counts
+):
     """Hash the tokens of documents ``state[0]`` onwards until the table could get more than half full
     within the next document; returns True when every document is done.  ``state`` holds (next
-    document, tokens so far, distinct tokens so far + 1).  No array is reallocated here, which keeps
-    this loop free of reference counting."""
+    document, tokens so far, distinct tokens so far + 1); ``words`` and ``last`` are ``data`` as 8-byte
+    words (``text_words``), read a word at a time.  No array is reallocated here, which keeps this loop
+    free of reference counting."""
     h_scratch = np.empty(8, dtype=U64)
     block = np.empty(16, dtype=U64)
     v = np.empty(16, dtype=U64)
     mask = U64(len(table) - 1)
+    n_words = len(words)
     n_docs = len(offsets) - 1
     d = state[0]
     t = state[1]
@@ -106,23 +111,34 @@ def _scan_tokens(data, offsets, state, table, distinct_hash, distinct_start, tok
             break
         first = t
         while p < end:
-            if data[p] == _SPACE:
+            # (the words are read here, not in a helper taking the arrays: that costs reference counting)
+            q = p >> 3
+            low = words[q] if q < n_words else last[q - n_words]
+            high = words[q + 1] if q + 1 < n_words else last[q + 1 - n_words]
+            word = bytes_at(low, high, p)
+            if word & U64(0xFF) == U64(_SPACE):
                 p += 1
                 continue
+            # the token's first 8 bytes (head), next 8 (tail) and the FNV-1a hash of the rest, read a word at
+            # a time: a token ends at the first space byte or at the document's end
             start = p
-            head = U64(0)
+            length = min(token_bytes(word), end - start)
+            head = word & low_bytes(length)
             tail = U64(0)
             rest = _FNV_OFFSET
-            while p < end and data[p] != _SPACE:
-                i = p - start
-                if i < 8:
-                    head |= U64(data[p]) << U64(8 * i)
-                elif i < 16:
-                    tail |= U64(data[p]) << U64(8 * (i - 8))
-                else:
-                    rest = (rest ^ U64(data[p])) * _FNV_PRIME
-                p += 1
-            length = p - start
+            if length == 8:
+                after = words[q + 2] if q + 2 < n_words else last[q + 2 - n_words]
+                word = bytes_at(high, after, start)
+                more = min(token_bytes(word), end - start - 8)
+                tail = word & low_bytes(more)
+                length += more
+                if more == 8:
+                    p = start + 16
+                    while p < end and data[p] != _SPACE:
+                        rest = (rest ^ U64(data[p])) * _FNV_PRIME
+                        p += 1
+                    length = p - start
+            p = start + length + 1  # past the space that ended the token (or past the document's end)
             key = fmix64(fmix64(head ^ _length_salt(length)) + tail * POLY + rest)
             slot = key & mask
             found = 0
@@ -163,7 +179,6 @@ def _scan_tokens(data, offsets, state, table, distinct_hash, distinct_start, tok
     return d == n_docs
 
 
-@njit(cache=True, nogil=True)
 def token_hashes(data, offsets):
     """The blake2b hash of every token of a batch of normalized texts, and the token count per text.
 
@@ -174,6 +189,12 @@ def token_hashes(data, offsets):
     hold a key and the first 16 bytes (one cache line per probe; longer tokens compare the rest), kept
     at most half full.
     """
+    words, last = text_words(data)
+    return _token_hashes(data, words, last, offsets)
+
+
+@njit(cache=True, nogil=True)
+def _token_hashes(data, words, last, offsets):
     n_docs = len(offsets) - 1
     token_counts = np.zeros(n_docs, dtype=np.int64)
     # a token is at least one byte and tokens are separated: at most (bytes + 1) // 2 per document
@@ -183,7 +204,7 @@ def token_hashes(data, offsets):
     distinct_start = np.zeros(len(table) // 2 + 1, dtype=np.int64)
     state = np.array([0, 0, 1], dtype=np.int64)
     while not _scan_tokens(
-        data, offsets, state, table, distinct_hash, distinct_start, token_hash, token_counts
+        data, words, last, offsets, state, table, distinct_hash, distinct_start, token_hash, token_counts
     ):
         table, distinct_hash, distinct_start = _grow(table, distinct_hash, distinct_start)
     return token_hash[: state[1]], token_counts

@@ -77,6 +77,29 @@ def size_bytes(text: str) -> int | None:
     return int(float(found.group(1)) * scale)
 
 
+def allocator_settings(limit: str) -> dict:
+    """DuckDB allocator settings that keep the memory a build frees for its next use, from the memory limit.
+
+    Memory a process hands back to the kernel costs again when it is touched next: a page fault each
+    4 KB, and on a virtual machine that reports free memory to its host (as this project's 2-core
+    benchmark machine does) a fault in the host too, about 5 s per GB.  A default 1M-page build faulted
+    5.9 million pages (23 GB) for a peak of 3.5 GB of memory, and spent 52 of its 147 CPU seconds in
+    the kernel (docs/benchmarks.md, session 25).  So DuckDB keeps its buffer blocks in its block
+    allocator up to half the memory limit (the other half is what ``lend`` may take for Python's
+    buffers) and does not flush its allocator's caches below the limit.  The memory limit still bounds
+    what DuckDB uses; the settings decide only when freed memory goes back to the kernel.  Sizes that
+    ``size_bytes`` cannot read (a percentage) leave DuckDB's defaults."""
+    limit_bytes = size_bytes(limit)
+    if not limit_bytes:
+        return {}
+    whole_limit = f"{limit_bytes // 1000**2}MB"
+    return {
+        "block_allocator_memory": f"{limit_bytes // 2 // 1000**2}MB",
+        "allocator_flush_threshold": whole_limit,
+        "allocator_bulk_deallocation_flush_threshold": whole_limit,
+    }
+
+
 def remember_configured(limit: str) -> None:
     """The limit the dbt connection was opened with (the plugin calls this): what ``lend`` lowers."""
     _lent["configured"] = limit

@@ -14,7 +14,7 @@ from dbt.adapters.duckdb.credentials import Attachment
 from dbt.adapters.duckdb.plugins import BasePlugin
 from dbt_common.exceptions import DbtRuntimeError
 
-from webdedup.engines.duckdb_memory import memory_limit, remember_configured
+from webdedup.engines.duckdb_memory import allocator_settings, memory_limit, remember_configured
 from webdedup.engines.udfs import DUCKDB, for_engine
 from webdedup.outputs.guards import database_lock_problem
 
@@ -61,9 +61,12 @@ def register_functions(conn) -> None:
 
 class Plugin(BasePlugin):
     def update_connection_config(self, creds, config: dict) -> None:
-        """DuckDB's memory limit: DEDUP_MEMORY_LIMIT, else a share of this machine's (duckdb_memory.py)."""
+        """DuckDB's memory limit: DEDUP_MEMORY_LIMIT, else a share of this machine's, and the allocator
+        settings derived from it (duckdb_memory.py); a profile's config_options entries win."""
         config.setdefault("memory_limit", memory_limit())
         remember_configured(config["memory_limit"])
+        for name, value in allocator_settings(config["memory_limit"]).items():
+            config.setdefault(name, value)
 
     def configure_connection(self, conn) -> None:
         # runs just before dbt-duckdb attaches the build file: a lock held by another process is one line

@@ -130,6 +130,29 @@ def test_token_buffer_holds_a_batch_of_one_letter_documents(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def test_tokens_of_every_length_at_every_alignment():
+    """The scan reads a token 8 bytes at a time: tokens of 1 to 40 bytes starting at every byte of a word,
+    separated by one to three spaces, in documents that end right after a token or after spaces, in a
+    buffer aligned to 8 bytes and in one that is not; the tokens are those of ``split(" ")``, each hashed
+    by hashlib's blake2b."""
+    rng = random.Random(3)
+    texts = []
+    for length in range(1, 41):
+        for shift in range(8):
+            tokens = ["".join(rng.choice("ab9é") for _ in range(length)) for _ in range(rng.randrange(1, 5))]
+            spaces = [" " * rng.randrange(1, 4) for _ in tokens]
+            text = " " * shift + "".join(t + s for t, s in zip(tokens, spaces, strict=True))
+            texts.append(text if rng.random() < 0.5 else text.rstrip(" "))
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.cumsum([0] + [len(e) for e in encoded], dtype=np.int64)
+    expected = [blake(token) for text in texts for token in text.split(" ") if token]
+    for pad in (0, 3):
+        data = np.frombuffer(b"x" * pad + b"".join(encoded), dtype=np.uint8)[pad:]
+        hashes, counts = kernels.token_hashes(data, offsets)
+        assert [int(h) for h in hashes] == expected
+        assert list(counts) == [len([t for t in text.split(" ") if t]) for text in texts]
+
+
 def test_many_distinct_tokens_and_long_shared_prefixes():
     """Enough distinct tokens to grow the token table several times; long tokens that agree on their
     first 16 bytes (told apart by the comparison of the rest)."""

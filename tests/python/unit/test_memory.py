@@ -26,13 +26,33 @@ def test_the_plugin_puts_the_limit_into_duckdbs_connection_config(monkeypatch):
     monkeypatch.setenv("DEDUP_MEMORY_LIMIT", "1234MB")
     config: dict = {}
     Plugin.update_connection_config(None, None, config)
-    assert config == {"memory_limit": "1234MB"}
+    assert config["memory_limit"] == "1234MB"
     connection = duckdb.connect(config=config)
     # DuckDB reports the limit in binary units: 1234 MB = 1.1 GiB
     assert connection.execute("select current_setting('memory_limit')").fetchall()[0][0] == "1.1 GiB"
-    kept = {"memory_limit": "2GB"}  # a profile's config_options entry wins
+    kept = {"memory_limit": "2GB", "allocator_flush_threshold": "1GB"}  # a profile's config_options win
     Plugin.update_connection_config(None, None, kept)
-    assert kept == {"memory_limit": "2GB"}
+    assert kept["memory_limit"] == "2GB" and kept["allocator_flush_threshold"] == "1GB"
+
+
+def test_duckdb_keeps_freed_memory_below_its_limit(monkeypatch):
+    """The block allocator holds half the limit (lend may take the other half); allocator caches are not
+    flushed below the limit; DuckDB accepts all three at connect."""
+    monkeypatch.setenv("DEDUP_MEMORY_LIMIT", "3000MB")
+    config: dict = {}
+    Plugin.update_connection_config(None, None, config)
+    assert config == {
+        "memory_limit": "3000MB",
+        "block_allocator_memory": "1500MB",
+        "allocator_flush_threshold": "3000MB",
+        "allocator_bulk_deallocation_flush_threshold": "3000MB",
+    }
+    connection = duckdb.connect(config=config)
+    settings = dict(connection.execute("select name, value from duckdb_settings()").fetchall())
+    assert settings["block_allocator_memory"] == "1.3 GiB"  # 1500 MB
+    assert settings["allocator_bulk_deallocation_flush_threshold"] == "2.7 GiB"  # 3000 MB
+    assert settings["allocator_flush_threshold"] == "3000MB"  # (DuckDB echoes this one as given)
+    assert memory.allocator_settings("80%") == {}
 
 
 def test_sizes_parse_as_duckdb_reads_them():
