@@ -17,10 +17,9 @@ import numpy as np
 from numba import njit
 
 from webdedup.core.blake2b import blake2b_64
-from webdedup.core.words import bytes_at, low_bytes, text_words, token_bytes
+from webdedup.core.words import MASK64, bytes_at, low_bytes, text_words, token_bytes
 
 U64 = np.uint64
-MASK64 = U64(0xFFFFFFFFFFFFFFFF)
 FMIX_C1 = U64(0xFF51AFD7ED558CCD)
 FMIX_C2 = U64(0xC4CEB9FE1A85EC53)
 POLY = U64(0x9E3779B97F4A7C15)  # odd multiplier for polynomial combinations
