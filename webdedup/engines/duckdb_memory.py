@@ -83,7 +83,7 @@ def allocator_settings(limit: str) -> dict:
     Memory a process hands back to the kernel costs again when it is touched next: a page fault each
     4 KB, and on a virtual machine that reports free memory to its host (as this project's 2-core
     benchmark machine does) a fault in the host too, about 5 s per GB.  A default 1M-page build faulted
-    5.9 million pages (23 GB) for a peak of 3.5 GB of memory, and spent 52 of its 147 CPU seconds in
+    5.3 million pages (21 GB) for a peak of 3.5 GB of memory, and spent 36 of its 134 CPU seconds in
     the kernel (docs/benchmarks.md, session 25).  So DuckDB keeps its buffer blocks in its block
     allocator up to half the memory limit (the other half is what ``lend`` may take for Python's
     buffers) and does not flush its allocator's caches below the limit.  The memory limit still bounds
