@@ -16,6 +16,11 @@ import itertools
 import pyarrow as pa
 
 _NAMES = itertools.count()
+#: Rows per Arrow batch read from DuckDB (its vector size), cut again into row groups by exact_batches.
+#: Larger batches cost more kernel time (page faults of DuckDB's Arrow conversion): the release of 1.1M
+#: generated pages faulted 1.5-1.6 M pages read as 10,000-row batches, 1.1-1.3 M as 2,048-row ones, with
+#: the same bytes written (docs/benchmarks.md, session 26).
+READ_ROWS = 2048
 
 
 def exact_batches(batches, rows: int):
@@ -39,7 +44,7 @@ def copy_in_row_groups(connection, query: str, path: str, options: str, rows: in
     """Write the rows of ``query`` to the Parquet file ``path`` (``options``: COPY's, without the row group
     size) in row groups of exactly ``rows`` rows but the last; ``connection`` is the database's, used
     through cursors of its own.  Returns ``path``."""
-    source = connection.cursor().sql(query).to_arrow_reader(int(rows))
+    source = connection.cursor().sql(query).to_arrow_reader(READ_ROWS)
     reader = pa.RecordBatchReader.from_batches(source.schema, exact_batches(source, int(rows)))
     writer = connection.cursor()
     name = f"webdedup_row_groups_{next(_NAMES)}"
