@@ -21,9 +21,7 @@ members as (
 
     select
         clusters.*,
-        first_value(clusters.doc_id) over (
-            partition by clusters.cluster_id order by documents.crawled_at, clusters.doc_id
-        ) as first_doc_id
+        documents.crawled_at
     from clusters
     inner join documents on clusters.doc_id = documents.doc_id
 
@@ -36,11 +34,13 @@ per_cluster as (
         count(*) as members,
         min(cluster_size) as min_size,
         max(cluster_size) as max_size,
-        min(first_doc_id) as first_doc_id,
+        min_by(doc_id, {{ ordered_tuple(["crawled_at", "doc_id"]) }}) as first_doc_id,
         count(*) filter (where is_representative) as representatives,
-        count(distinct representative_doc_id) as representative_ids,
         max(case when is_representative then doc_id end) as representative_doc_id,
-        min(representative_doc_id) as pointed_representative
+        -- every member points at one representative: none null, the smallest and largest the same
+        count(representative_doc_id) as pointers,
+        min(representative_doc_id) as pointed_representative,
+        max(representative_doc_id) as last_pointed_representative
     from members
     group by cluster_id
 
@@ -57,7 +57,8 @@ bad_clusters as (
         or min_size <> members
         or max_size <> members
         or representatives <> 1
-        or representative_ids <> 1
+        or pointers <> members
+        or pointed_representative <> last_pointed_representative
         or representative_doc_id <> pointed_representative
 
 ),

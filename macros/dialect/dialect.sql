@@ -93,6 +93,19 @@
 {%- endmacro %}
 
 
+{#- One value that orders as its parts in turn (an unnamed struct), e.g. for min_by's ordering argument. -#}
+{% macro ordered_tuple(parts) %}
+    {{- return(adapter.dispatch("ordered_tuple", "web_text_dedup")(parts)) -}}
+{% endmacro %}
+
+{% macro duckdb__ordered_tuple(parts) -%}
+    row({{ parts | join(", ") }})
+{%- endmacro %}
+
+{% macro spark__ordered_tuple(parts) -%}
+    struct({{ parts | join(", ") }})
+{%- endmacro %}
+
 {#- A relation with one column `i` holding the integers 0 .. n - 1. -#}
 {% macro integer_series(n) %}
     {{- return(adapter.dispatch("integer_series", "web_text_dedup")(n)) -}}
