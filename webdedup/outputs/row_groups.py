@@ -24,8 +24,8 @@ READ_ROWS = 2048
 
 
 def exact_batches(batches, rows: int):
-    """The rows of ``batches`` again, cut into record batches of exactly ``rows`` rows but the last (DuckDB's
-    reader gives at most ``rows``: a query's chunks end where its scans' do)."""
+    """The rows of ``batches`` (of any sizes: DuckDB's reader gives at most READ_ROWS, fewer where a query's
+    chunks end with its scans') again, cut into record batches of exactly ``rows`` rows but the last."""
     pending: list[pa.RecordBatch] = []
     held = 0
     for batch in batches:
