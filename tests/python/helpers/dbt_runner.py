@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pyarrow.parquet as pq
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -24,6 +25,27 @@ def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, che
     )
     command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
     return run_command(command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt {' '.join(args)}")
+
+
+def stored_failures(database: Path, select: str, columns: str):
+    """`dbt test --select <select> --store-failures` on ``database`` (outputs beside it); returns the
+    CompletedProcess and ``columns`` of every row the failing tests stored, sorted."""
+    result = run_dbt(
+        ["test", "--select", select, "--store-failures"],
+        db_path=database,
+        dbt_vars={"output_dir": str(database.parent / "output")},
+        check=False,
+    )
+    with duckdb.connect(str(database), read_only=True) as con:
+        tables = con.execute(
+            "select table_name from duckdb_tables() where schema_name = 'main_dbt_test__audit'"
+        ).fetchall()
+        rows = [
+            row
+            for (table,) in tables
+            for row in con.sql(f'select {columns} from main_dbt_test__audit."{table}"').fetchall()
+        ]
+    return result, sorted(rows)
 
 
 def build_table(work: Path, table, **dbt_vars):
