@@ -240,6 +240,24 @@
 
 
 {#-
+  update_column_from(relation, reference, key, column): sets `column` of the rows of relation to the value
+  the row of reference with the same key holds, where they differ (incremental stg_documents' pre-hook;
+  a no-op where tables are rebuilt whole, as on Spark).
+-#}
+{% macro update_column_from(relation, reference, key, column) %}
+    {{- return(adapter.dispatch("update_column_from", "web_text_dedup")(relation, reference, key, column)) -}}
+{% endmacro %}
+
+{% macro default__update_column_from(relation, reference, key, column) %}{% endmacro %}
+
+{% macro duckdb__update_column_from(relation, reference, key, column) %}
+    update {{ relation }} as kept set {{ column }} = present.{{ column }}
+    from {{ reference }} as present
+    where present.{{ key }} = kept.{{ key }} and present.{{ column }} is distinct from kept.{{ column }}
+{% endmacro %}
+
+
+{#-
   mean_of_ratios(numerator, denominator, count): an aggregate, the exact mean of the ratios behind the
   group's rows, rounded once to a double (webdedup_mean_of_ratios, from the registry
   webdedup/engines/udfs.py); each row stands for `count` ratios with that denominator whose numerators

@@ -8,12 +8,16 @@
   The input contract (macros/inputs/input_contract.sql: required columns, accepted types, reserved names) is
   checked before any work, in every file; a breach stops the build with a message naming the column and
   the file.  Returns {"relation": <from-clause SQL>, "columns": [input column names], "categories":
-  {lower name: type category}, "label": ...}.
+  {lower name: type category}, "label": ..., "files": [{"read_path", "file_key"}], "keyed_relation": the
+  relation with a column naming each row's read_path, or none} (files and keyed_relation: see
+  read_documents_files).
 #}
 {% macro documents_input() %}
     {%- set seed_relation = ref("documents") -%}
     {%- set path = var("documents_path") | string | trim -%}
     {%- set has_path = path not in ("", "none", "None") -%}
+    {#- the seed and WARC rows: read whole by every build (no input_read_key, see read_documents_files) -#}
+    {%- set files = {"files": [], "keyed_relation": none} -%}
     {%- if has_path and warc_input_enabled() -%}
         {{ exceptions.raise_compiler_error(
             "set either documents_path or warc_paths / warc_ranges_path, not both (documents_path '"
@@ -25,7 +29,8 @@
     {%- elif not has_path -%}
         {%- set relation = seed_relation | string -%}
     {%- else -%}
-        {%- set relation = read_documents_files(path) -%}
+        {%- set files = read_documents_files(path) -%}
+        {%- set relation = files.relation -%}
     {%- endif -%}
     {%- set label = documents_input_label() -%}
     {%- set columns = [] -%}
@@ -37,8 +42,13 @@
             {%- do columns.append(row[0]) -%}
         {%- endfor -%}
         {%- do categories.update(check_input_contract(label, described)) -%}
+        {%- if read_path_column() in columns | map("lower") | list -%}
+            {#- an input column of that name: no keyed relation, every build reads every file -#}
+            {%- set files = {"files": [], "keyed_relation": none} -%}
+        {%- endif -%}
     {%- endif -%}
-    {{ return({"relation": relation, "columns": columns, "categories": categories, "label": label}) }}
+    {{ return({"relation": relation, "columns": columns, "categories": categories, "label": label,
+        "files": files.files, "keyed_relation": files.keyed_relation}) }}
 {% endmacro %}
 
 
@@ -83,9 +93,21 @@
 {% endmacro %}
 
 
+{#-
+  read_documents_files(path): {"relation": the files of documents_path read as one relation, "files":
+  [{"read_path": what the relation reads (a repaired copy for a CSV file read with invalid_utf8: replace),
+  "file_key": the file's path, size and modification time (webdedup/inputs/input_files.py)}],
+  "keyed_relation": the same relation with column read_path_column() naming each row's read_path}.  files
+  and keyed_relation let an incremental stg_documents read only the files it has not staged (DuckDB);
+  empty and none where every build reads everything (Spark).
+-#}
 {% macro read_documents_files(path) %}
     {{ return(adapter.dispatch("read_documents_files", "web_text_dedup")(path)) }}
 {% endmacro %}
+
+
+{#- The column of keyed_relation that names each row's file (read_documents_files). -#}
+{% macro read_path_column() %}{{ return("webdedup_read_path") }}{% endmacro %}
 
 
 {#-
@@ -104,9 +126,11 @@
     {%- set rfc_4180 = ", quote = '\"', escape = '\"'" -%}
     {%- if not execute -%}
         {%- if (path | lower).endswith(".parquet") or (path | lower).endswith(".pq") -%}
-            {{ return("read_parquet(" ~ sql_string(path) ~ ", union_by_name = true)") }}
+            {%- set reader = "read_parquet(" ~ sql_string(path) ~ ", union_by_name = true)" -%}
+        {%- else -%}
+            {%- set reader = "read_csv(" ~ sql_string(path) ~ ", " ~ csv_options ~ ")" -%}
         {%- endif -%}
-        {{ return("read_csv(" ~ sql_string(path) ~ ", " ~ csv_options ~ ")") }}
+        {{ return({"relation": reader, "files": [], "keyed_relation": none}) }}
     {%- endif -%}
     {%- set label = "documents_path '" ~ path ~ "'" -%}
     {%- set listed = fromjson(run_query("select webdedup_documents_files(" ~ sql_string(path) ~ ")")
@@ -115,7 +139,7 @@
     {%- set several = listed.files | length > 1 -%}
     {%- set read_paths = [] -%}
     {%- if listed.kind == "parquet" -%}
-        {%- for file in listed.files -%}{%- do read_paths.append(sql_string(file)) -%}{%- endfor -%}
+        {%- do read_paths.extend(listed.files) -%}
         {%- set reader = "read_parquet({}, union_by_name = true)" -%}
     {%- else -%}
         {#- each CSV file is scanned once: its largest row sets max_line_size, and bytes that are not
@@ -128,7 +152,7 @@
             {%- set profile = fromjson(run_query("select webdedup_csv_profile(" ~ sql_string(file) ~ ", "
                 ~ sql_string(mode) ~ ", " ~ sql_string(work_dir) ~ ")").columns[0].values()[0]) -%}
             {%- do stop_on_invalid_utf8(path, file if several else none, profile) -%}
-            {%- do read_paths.append(sql_string(profile.read_path)) -%}
+            {%- do read_paths.append(profile.read_path) -%}
             {%- do line_size.update({"max": [line_size.max, profile.max_line_size] | max}) -%}
         {%- endfor -%}
         {#- .csv is RFC 4180 (fields quoted with " only); TSV is often written without quoting, so with a
@@ -142,7 +166,7 @@
     {%- endif -%}
     {%- for file in listed.files -%}
         {%- set where = label ~ (": file '" ~ file ~ "'" if several else "") -%}
-        {%- set one = reader.format(read_paths[loop.index0]) -%}
+        {%- set one = reader.format(sql_string(read_paths[loop.index0])) -%}
         {%- set described = [] -%}
         {%- for row in run_query("describe select * from " ~ one).rows -%}
             {%- do described.append((row[0], row[1])) -%}
@@ -155,7 +179,16 @@
             {%- do check_input_contract(label, described, file) -%}
         {%- endif -%}
     {%- endfor -%}
-    {{ return(reader.format("[" ~ (read_paths | join(", ")) ~ "]")) }}
+    {%- set files = [] -%}
+    {%- set quoted = [] -%}
+    {%- for read_path in read_paths -%}
+        {%- do files.append({"read_path": read_path, "file_key": listed.file_keys[loop.index0]}) -%}
+        {%- do quoted.append(sql_string(read_path)) -%}
+    {%- endfor -%}
+    {%- set listing = "[" ~ (quoted | join(", ")) ~ "]" -%}
+    {#- the reader with one more option before its closing parenthesis: filename = the column's name -#}
+    {%- set keyed_reader = reader[:-1] ~ ", filename = " ~ sql_string(read_path_column()) ~ ")" -%}
+    {{ return({"relation": reader.format(listing), "files": files, "keyed_relation": keyed_reader.format(listing)}) }}
 {% endmacro %}
 
 {#- A CSV file's profile (webdedup_csv_profile) named rows that are not UTF-8: stop, naming them. -#}
@@ -192,49 +225,7 @@
                 ~ sql_string(profile.read_path) ~ ", header 'true', multiLine 'true', escape '\"', inferSchema 'false'"
                 ~ (", sep '\\t'" if lowered.endswith(".tsv") else "") ~ ")") -%}
         {%- endif -%}
-        {{ return("webdedup_documents_csv") }}
+        {{ return({"relation": "webdedup_documents_csv", "files": [], "keyed_relation": none}) }}
     {%- endif -%}
-    {{ return("parquet.`" ~ path ~ "`") }}
-{% endmacro %}
-
-
-{#-
-  changed_documents_only(alias, typed_columns, input_relation): the where condition of stg_documents.
-  On an incremental build it keeps the input rows that are new or differ from the stored row (the body
-  compared by body_hash, every other column by value); on a full build, or when the stored table's
-  columns or types differ from the input's (a new lineage column, say), it keeps every row, so all of
-  them are written again.  `typed_columns` is stg_documents' select list over the input (aliased source).
--#}
-{% macro changed_documents_only(alias, typed_columns, input_relation) %}
-    {%- if not (execute and is_incremental()) -%}{{ return("true") }}{%- endif -%}
-    {%- set stored = [] -%}
-    {%- for column in adapter.get_columns_in_relation(this) -%}
-        {%- do stored.append((column.name | lower, column.dtype | upper)) -%}
-    {%- endfor -%}
-    {%- set wanted = [] -%}
-    {%- set described = run_query("describe select " ~ typed_columns ~ " from " ~ input_relation ~ " as source") -%}
-    {%- for row in described.rows -%}{%- do wanted.append((row[0] | lower, row[1] | upper)) -%}{%- endfor -%}
-    {%- if stored | sort != wanted | sort -%}
-        {{ log("stg_documents: the input's columns or types changed since the last build: every row is"
-            ~ " written again", info=True) }}
-        {{ return("true") }}
-    {%- endif -%}
-    {%- set matches = ["previous.doc_id = " ~ alias ~ ".doc_id", "previous.body_hash = " ~ alias ~ ".body_hash"] -%}
-    {%- for row in described.rows if row[0] | lower not in ("doc_id", "body", "body_hash") -%}
-        {%- set column = quoted_column(row[0]) -%}
-        {%- do matches.append("previous." ~ column ~ " is not distinct from " ~ alias ~ "." ~ column) -%}
-    {%- endfor -%}
-    {{ return("not exists (select 1 from " ~ this ~ " as previous where "
-        ~ (matches | join("\n        and ")) ~ ")") }}
-{% endmacro %}
-
-
-{#-
-  delete_documents_not_in_input(): post-hook of the incremental stg_documents: deletes the stored rows of
-  documents that left the input since the last build.
--#}
-{% macro delete_documents_not_in_input() %}
-    {%- if not (execute and is_incremental()) -%}{{ return("select 1") }}{%- endif -%}
-    {{ return(delete_rows_without_match(
-        this, "(select cast(doc_id as string) as doc_id from " ~ documents_input().relation ~ ")", "doc_id")) }}
+    {{ return({"relation": "parquet.`" ~ path ~ "`", "files": [], "keyed_relation": none}) }}
 {% endmacro %}

@@ -2,7 +2,8 @@
 
 A thin adapter over webdedup/outputs/manifest.py (through the engine's ``input_files``).  It needs only
 the settings, so dbt runs it at the start, beside staging: the input is hashed while it is read, not
-after every other stage; run_manifest reports these rows.
+after every other stage; run_manifest reports these rows.  A file the previous table holds with the same
+path, size and modification time (file_key) is not hashed again.
 """
 
 from webdedup.engines import models_for
@@ -10,4 +11,5 @@ from webdedup.engines import models_for
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return models_for(session).input_files(session, settings=dbt.ref("int_run_settings"))
+    settings = dbt.ref("int_run_settings")
+    return models_for(session).input_files(session, settings=settings, existing=str(dbt.this))

@@ -8,6 +8,7 @@
   together only through a chain of edges.  Input columns other than body (for example WARC lineage) are
   carried along.
 -#}
+{%- set not_carried = ["doc_id", "body"] + staging_bookkeeping_columns() %}
 
 with
 
@@ -134,7 +135,7 @@ member_rows as (
         edge_stats.max_edge_jaccard,
         member_hops.hops_from_representative,
         fingerprints.token_count,
-        {{ star_except("documents", ref("stg_documents"), ["doc_id", "body", "body_hash"]) }}  -- noqa: RF02
+        {{ star_except("documents", ref("stg_documents"), not_carried) }}  -- noqa: RF02
     from clusters
     inner join documents on clusters.doc_id = documents.doc_id
     inner join fingerprints on clusters.doc_id = fingerprints.doc_id

@@ -14,44 +14,22 @@
   On Spark the rows are spread over the shuffle's partitions by doc_id (repartition_hint), so that an
   input read as one file still gives a table of many files and every later stage runs in many tasks.
 
-  Incremental on DuckDB (config in _staging__models.yml): the checks read every input row, but only new
-  or changed rows are written again (changed_documents_only below), and a post-hook deletes the rows of
-  documents that left the input, so the table always equals a full rebuild.
+  Incremental on DuckDB (config in _staging__models.yml): the checks read every input row, but only the
+  files not staged yet (by input_read_key) are read whole, only their new or changed rows are written
+  again, and a post-hook deletes the rows of documents that left the input, so the table always equals a
+  full rebuild (macros/inputs/staging.sql).
 -#}
 
 {%- set input = documents_input() -%}
-{#- the required input columns, in the contract's order (empty while dbt parses) -#}
-{%- set base_columns = input_contract() | list -%}
-{%- set staged = {} -%}
-{%- set binary_columns = [] -%}
-{%- for name in base_columns -%}
-    {%- set category = input.categories.get(name, "text") -%}
-    {%- do staged.update({name: staged_column("source." ~ name, name, category)}) -%}
-    {%- if category == "binary" -%}{%- do binary_columns.append(name) -%}{%- endif -%}
-{%- endfor -%}
-{#- binary text that is not UTF-8 stops the build (var invalid_utf8: error) -#}
-{%- set invalid_utf8_checks = ["false"] -%}
-{%- if invalid_utf8_mode() == "error" -%}
-    {%- for name in binary_columns -%}{%- do invalid_utf8_checks.append(is_invalid_utf8(name)) -%}{%- endfor -%}
-{%- endif -%}
-{%- set invalid_utf8_check = invalid_utf8_checks | join(" or ") -%}
-{%- set extra_columns = [] -%}
-{%- for column in input.columns -%}
-    {%- if column | lower not in base_columns -%}{%- do extra_columns.append(quoted_column(column)) -%}{%- endif -%}
-{%- endfor -%}
-{#- the select list of final: the staged base columns, body_hash, then the extra input columns as they are -#}
-{%- set typed_list = [] -%}
-{%- for name in base_columns -%}{%- do typed_list.append(staged[name] ~ " as " ~ name) -%}{%- endfor -%}
-{%- do typed_list.append(text_hash(staged.body) ~ " as body_hash") -%}
-{%- for column in extra_columns -%}{%- do typed_list.append("source." ~ column) -%}{%- endfor -%}
-{%- set typed_columns = typed_list | join(",\n        ") -%}
+{%- set staged = staged_select(input) -%}
+{%- set filters = staging_filters(input, staged) -%}
 
 with
 
 source as {{ not_materialized() }} (
 
     -- read twice (narrow columns for the checks, then every column): never a stored copy of the bodies
-    select * from {{ input.relation }}
+    select * from {{ input.keyed_relation or input.relation }}
 
 ),
 
@@ -62,7 +40,7 @@ keys as (
         {{ staged_column("doc_id", "doc_id", input.categories.get("doc_id", "text")) }} as doc_id,
         {{ staged_column("crawled_at", "crawled_at", input.categories.get("crawled_at", "text")) }} as crawled_at,
         cast(crawled_at as string) as crawled_at_text,
-        {{ invalid_utf8_check }} as has_invalid_utf8,
+        {{ staged.invalid_utf8_check }} as has_invalid_utf8,
         {{ input_row_number() }} as input_row
     from source
 
@@ -107,7 +85,7 @@ problems as (
     union all
 
     select
-        'bytes that are not UTF-8 (in ' || {{ sql_string(binary_columns | join(" or ") or "body") }} || ') in '
+        'bytes that are not UTF-8 (in ' || {{ sql_string(staged.binary_columns | join(" or ") or "body") }} || ') in '
         || count(*) || ' row(s), doc_id: ' || {{ agg_join("doc_id", "input_row", 20) }}
         || ' (convert them to UTF-8, or set var invalid_utf8: replace to read them as U+FFFD)' as problem
     from keys
@@ -131,17 +109,17 @@ gate as (
 documents as (
 
     select
-        {{ typed_columns }}
+        {{ staged.select_list }}
     from source
     cross join gate
-    where gate.input_is_valid
+    where gate.input_is_valid and {{ filters.files }}
 
 ),
 
 final as (
 
     select {{ repartition_hint("doc_id") }} * from documents
-    where {{ changed_documents_only("documents", typed_columns, input.relation) }}
+    where {{ filters.rows }}
 
 )
 

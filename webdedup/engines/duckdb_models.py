@@ -117,9 +117,15 @@ def pictures(session, *, settings, curve, scored):
     return pa.Table.from_pylist(rows)
 
 
-def input_files(session, *, settings):
-    """int_input_files: one row per input file, with its size and sha256."""
-    rows = input_file_rows(settings.fetch_arrow_table().to_pylist()[0])
+def input_files(session, *, settings, existing: str):
+    """int_input_files: one row per input file, with its size and sha256; the sha256 of a file that
+    ``existing`` (the previous table) holds under the same file_key is taken from it, not computed again."""
+    try:
+        stored = session.sql(f"select file_key, sha256 from {existing} where file_key is not null")
+        known = dict(stored.fetchall())
+    except duckdb.Error:  # no previous table, or one without file_key
+        known = {}
+    rows = input_file_rows(settings.fetch_arrow_table().to_pylist()[0], known)
     return pa.Table.from_pylist(rows, schema=INPUT_FILE_SCHEMA)
 
 

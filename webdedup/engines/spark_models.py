@@ -132,8 +132,9 @@ def pictures(spark: Any, *, settings: Any, curve: Any, scored: Any) -> Any:
     return spark.createDataFrame(rows, "picture string, file_name string, svg string")
 
 
-def input_files(spark: Any, *, settings: Any) -> Any:
-    """int_input_files on Spark: the same rows as on DuckDB (the files are read where the driver runs)."""
+def input_files(spark: Any, *, settings: Any, existing: str) -> Any:
+    """int_input_files on Spark: the same rows as on DuckDB (the files are read where the driver runs),
+    every file hashed (``existing`` is not read: a Spark build rebuilds every table)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from webdedup.outputs.manifest import INPUT_FILE_SCHEMA, input_file_rows

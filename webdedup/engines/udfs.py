@@ -257,7 +257,8 @@ UDFS = (
         "text",
         frozenset({DUCKDB}),
         "JSON: the kind (csv or parquet) and sorted files that documents_path names (a file, a folder or a "
-        "glob), or the one-line problem (files of another kind in a folder, CSV mixed with Parquet, none).",
+        "glob) with each file's key (path, size, modification time: stg_documents.input_read_key), or the "
+        "one-line problem (files of another kind in a folder, CSV mixed with Parquet, none).",
     ),
     Udf(
         "webdedup_input_file_problem",

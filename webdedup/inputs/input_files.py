@@ -6,6 +6,8 @@
   and nothing is skipped silently: a file of another kind in a folder, or a folder mixing CSV and
   Parquet, is a problem naming the files.  Names starting with ``.`` or ``_`` are skipped as Spark and
   Hadoop write them (``_SUCCESS``, ``.part-0.crc``); a folder that a glob matches is read like a folder.
+* :func:`file_version`: a file's size and modification time, the version that says a build need not read it
+  again (stg_documents' input_read_key, the WARC reader's read keys).
 * :func:`csv_problem` and :func:`parquet_problem`: a file DuckDB would read without an error but wrongly:
   an empty CSV file, two columns of the same name (DuckDB renames the second ``body_1``, so the body
   would be read as empty), and CSV rows that the header's delimiter does not split into the header's
@@ -61,6 +63,17 @@ def _named(paths: list[str]) -> str:
     return shown + (f" (and {len(paths) - MAX_NAMED_FILES} more)" if len(paths) > MAX_NAMED_FILES else "")
 
 
+def file_version(path: str) -> str:
+    """What tells a file's versions apart without reading it: its size and modification time (ns)."""
+    status = os.stat(path)
+    return f"size={status.st_size} mtime_ns={status.st_mtime_ns}"
+
+
+def file_key(path: str) -> str:
+    """A file as a build reads it: its absolute path and file_version."""
+    return f"file {os.path.abspath(path)} {file_version(path)}"
+
+
 def list_documents_files(path: str) -> dict:
     """{"kind": "csv" | "parquet", "files": [...]} or {"problem": "<one line>"} for documents_path."""
     label = f"documents_path '{path}'"
@@ -101,8 +114,12 @@ def list_documents_files(path: str) -> dict:
 
 
 def documents_files_json(path: str) -> str:
-    """list_documents_files as JSON (the webdedup_documents_files SQL function)."""
-    return json.dumps(list_documents_files(path))
+    """list_documents_files as JSON, with "file_keys": [file_key of each file] (the webdedup_documents_files
+    SQL function)."""
+    listed = list_documents_files(path)
+    if "files" in listed:
+        listed["file_keys"] = [file_key(file) for file in listed["files"]]
+    return json.dumps(listed)
 
 
 def _text(path: str):

@@ -21,7 +21,7 @@ from importlib import metadata
 
 import pyarrow as pa
 
-from webdedup.inputs.input_files import list_documents_files
+from webdedup.inputs.input_files import file_key, list_documents_files
 
 #: The settings-row columns that name the input (reported under "source"), where outputs go (not reported:
 #: they are machine paths) and what ran (reported under "backends"); every other column is a setting.
@@ -31,7 +31,13 @@ IMPLEMENTATION_SUFFIX = "_implementation"
 PACKAGES = ("dbt-core", "dbt-duckdb", "duckdb", "pyarrow", "numpy", "dbt-spark", "pyspark")
 #: The int_input_files columns (``input_file_rows``; Spark converts this schema).
 INPUT_FILE_SCHEMA = pa.schema(
-    [("input_order", pa.int32()), ("input_file", pa.string()), ("bytes", pa.int64()), ("sha256", pa.string())]
+    [
+        ("input_order", pa.int32()),
+        ("input_file", pa.string()),
+        ("bytes", pa.int64()),
+        ("sha256", pa.string()),
+        ("file_key", pa.string()),
+    ]
 )
 #: Where the checked-in seed is, relative to the project root (the input when no input var is set).
 SEED_PATH = "seeds/documents.csv"
@@ -78,22 +84,27 @@ def named_digest(named_hashes) -> str:
     return digest.hexdigest()
 
 
-def input_file_rows(settings_row: dict) -> list[dict]:
+def input_file_rows(settings_row: dict, known: dict[str, str] | None = None) -> list[dict]:
     """The files the run's input settings (an int_run_settings row) name, in sorted path order: per file
-    its place in that order, name (basename), size and sha256 (files hashed on two threads: hashlib
-    releases the GIL)."""
+    its place in that order, name (basename), size, sha256 and file_key (a file's path, size and
+    modification time; null for a folder).  ``known`` maps the file_keys of an earlier build to their
+    sha256: a file with the same key is not read again (the rule stg_documents follows); the others are
+    hashed on two threads (hashlib releases the GIL)."""
     inputs = {key: settings_row.get(key) or "" for key in INPUT_KEYS}
     files = input_files(inputs["documents_path"], SEED_PATH, inputs["warc_paths"], inputs["warc_ranges_path"])
+    keys = [file_key(path) if os.path.isfile(path) else None for path in files]
+    known = known or {}
     with ThreadPoolExecutor(2) as pool:
-        hashes = list(pool.map(sha256_file, files))
+        hashes = list(pool.map(lambda path, key: known.get(key) or sha256_file(path), files, keys))
     return [
         {
             "input_order": order,
             "input_file": os.path.basename(path),
             "bytes": os.path.getsize(path),
             "sha256": h,
+            "file_key": key,
         }
-        for order, (path, h) in enumerate(zip(files, hashes, strict=True))
+        for order, (path, h, key) in enumerate(zip(files, hashes, keys, strict=True))
     ]
 
 

@@ -18,10 +18,11 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from webdedup.inputs.input_files import file_key, file_version
 from webdedup.warc.framing import GZIP_MAGIC, iter_gzip_members, iter_warc_records
 from webdedup.warc.ranges import iter_range_rows, read_ranges_table
 from webdedup.warc.records import span_batch
-from webdedup.warc.reuse import ReadUnit, StoredRows, extractor_version, file_version
+from webdedup.warc.reuse import ReadUnit, StoredRows, extractor_version
 from webdedup.warc.schema import SCHEMA, STATUSES, WarcInputError, error_row
 from webdedup.warc.sources import files_not_read, list_warc_files, resolve_location
 
@@ -82,7 +83,7 @@ def read_units(warc_paths: str = "", warc_ranges_path: str = "", warc_base_url: 
             shown = ", ".join(skipped[:5]) + (f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else "")
             _log(f"not read: {len(skipped)} file(s) of warc_paths '{warc_paths}' that are not WARC: {shown}")
         for path, filename in list_warc_files(warc_paths):
-            key = f"file {os.path.abspath(path)} {file_version(path)} {extractor}"
+            key = f"{file_key(path)} {extractor}"
             units.append(ReadUnit(key, filename, path))
     if warc_ranges_path:
         base = warc_base_url or os.path.dirname(os.path.abspath(warc_ranges_path))

@@ -27,11 +27,6 @@ def extractor_version() -> str:
     return digest.hexdigest()[:16]
 
 
-def file_version(path: str) -> str:
-    status = os.stat(path)
-    return f"size={status.st_size} mtime_ns={status.st_mtime_ns}"
-
-
 @dataclass(frozen=True)
 class ReadUnit:
     """What is read as a whole: a local WARC file (offset None) or one byte range.  ``key`` names it, its

@@ -5,6 +5,7 @@ the header)."""
 import gzip
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pyarrow as pa
@@ -40,7 +41,10 @@ def test_a_folder_reads_every_csv_kind_in_any_case_and_skips_spark_markers(tmp_p
     _touch(tmp_path / ".part-0.csv.crc", "")
     _touch(tmp_path / "_temporary" / "0" / "part-0.csv")
     assert list_documents_files(str(tmp_path)) == {"kind": "csv", "files": sorted(expected)}
-    assert json.loads(documents_files_json(str(tmp_path))) == {"kind": "csv", "files": sorted(expected)}
+    # the SQL function adds each file's key: its absolute path, size and modification time
+    keys = [f"file {p} size={os.stat(p).st_size} mtime_ns={os.stat(p).st_mtime_ns}" for p in sorted(expected)]
+    listed = {"kind": "csv", "files": sorted(expected), "file_keys": keys}
+    assert json.loads(documents_files_json(str(tmp_path))) == listed
 
 
 def test_a_folder_reads_parquet_and_pq(tmp_path):
@@ -160,6 +164,7 @@ def test_the_input_files_are_listed_in_path_order_with_their_sha256(tmp_path):
             "input_file": path.rsplit("/", 1)[1],
             "bytes": len(Path(path).read_bytes()),
             "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+            "file_key": f"file {path} size={os.stat(path).st_size} mtime_ns={os.stat(path).st_mtime_ns}",
         }
         for order, path in enumerate(paths)
     ]
@@ -178,3 +183,17 @@ def test_the_input_files_are_listed_in_path_order_with_their_sha256(tmp_path):
     )
     assert manifest["source"]["input_files"] == ["part.csv", "z.csv", "part.csv"]
     assert manifest["source"]["input_sha256"] == expected
+
+
+def test_a_file_with_the_file_key_of_an_earlier_build_is_not_hashed_again(tmp_path):
+    path = _touch(tmp_path / "crawl" / "batch.csv", HEADER + "1,s,d,2024-01-01,t,x\n")
+    settings = {"documents_path": str(tmp_path / "crawl")}
+    (first,) = input_file_rows(settings)
+    # the earlier build's sha256 is taken as it is (here one no file has, so it shows)
+    (again,) = input_file_rows(settings, {first["file_key"]: "sha256 of the earlier build"})
+    assert again == first | {"sha256": "sha256 of the earlier build"}
+    # a new modification time is a new key: the file is hashed again
+    os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    (touched,) = input_file_rows(settings, {first["file_key"]: "sha256 of the earlier build"})
+    assert touched["sha256"] == first["sha256"]
+    assert touched["file_key"] == f"file {path} size={first['bytes']} mtime_ns=1700000000000000000"

@@ -7,11 +7,13 @@ touch."""
 import csv
 import itertools
 import math
+import os
 import re
 import shutil
 
 import duckdb
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
@@ -82,6 +84,12 @@ def _expected_changelog(before, after):
 
 
 def _build(work, name, folder, extra_vars=None):
+    """A build of ``folder`` in work/name, its changelog checked; returns how many pages it fingerprinted."""
+    return _build_and_log(work, name, folder, extra_vars)[0]
+
+
+def _build_and_log(work, name, folder, extra_vars=None):
+    """_build, and its output."""
     (work / name).mkdir(exist_ok=True)
     before = _statuses(work / name / "out")
     result = run_dbt(
@@ -92,7 +100,13 @@ def _build(work, name, folder, extra_vars=None):
     changelog = {doc_id: change for doc_id, change, *_ in _rows(work / name / "out" / "changelog.parquet")}
     assert changelog == _expected_changelog(before, _statuses(work / name / "out"))
     done = re.findall(r"\[fingerprints\] done: ([\d,]+) documents", result.stdout)
-    return int(done[-1].replace(",", ""))
+    return int(done[-1].replace(",", "")), result.stdout
+
+
+def _files_read(stdout):
+    """(files read whole, input files) that stg_documents reports, or None when it read everything."""
+    found = re.findall(r"stg_documents: reads (\d+) of (\d+) input file", stdout)
+    return tuple(map(int, found[-1])) if found else None
 
 
 def _rows(path):
@@ -236,6 +250,78 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
             "select count(*) from main_internal.stg_documents where body = 'stored earlier'"
         ).fetchone()
         assert marked == (0,)  # every row written again
+    _assert_same_as_full_build(tmp_path, folder, "incremental")
+
+
+def _write(table, path):
+    """``table`` as a Parquet or CSV file, by ``path``'s suffix."""
+    if path.suffix == ".csv":
+        pa_csv.write_csv(table, path)
+    else:
+        pq.write_table(table, path)
+
+
+def _key_prefix(path, mtime_ns=None):
+    """How input_read_key names a file before its staging digest."""
+    return f"file {path} size={path.stat().st_size} mtime_ns={mtime_ns or path.stat().st_mtime_ns}"
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_files_staged_before_are_not_read_again_until_they_change(tmp_path, corpus, suffix):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    first, second = folder / f"batch-1{suffix}", folder / f"batch-2{suffix}"
+    _write(corpus.slice(0, 300), first)
+    _build(tmp_path, "incremental", folder)
+    db_path = tmp_path / "incremental" / "db.duckdb"
+    stg = "main_internal.stg_documents"
+    first_id = corpus.column("doc_id")[0].as_py()
+    # Mark a stored row behind dbt's back: a build that read batch-1 again would undo it.
+    with duckdb.connect(str(db_path)) as con:
+        con.execute(f"update {stg} set title = 'marked' where doc_id = ?", [first_id])
+
+    _write(corpus.slice(300, 100), second)
+    done, log = _build_and_log(tmp_path, "incremental", folder)
+    assert (done, _files_read(log)) == (100, (1, 2))
+    file_part = "split_part(input_read_key, ' staging ', 1)"
+    keys_query = f"select {file_part}, count(*) from {stg} group by all order by all"
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        assert con.execute(f"select title from {stg} where doc_id = ?", [first_id]).fetchone() == ("marked",)
+        # one key per file: its absolute path, size and modification time
+        assert con.execute(keys_query).fetchall() == [(_key_prefix(first), 300), (_key_prefix(second), 100)]
+
+    # a new modification time: batch-1 is read again, the marked row written again, every key renewed
+    os.utime(first, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    done, log = _build_and_log(tmp_path, "incremental", folder)
+    assert (done, _files_read(log)) == (0, (1, 2))
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        assert con.execute(f"select count(*) from {stg} where title = 'marked'").fetchone() == (0,)
+        assert con.execute(keys_query).fetchall() == [
+            (_key_prefix(first, 1_700_000_000_000_000_000), 300),
+            (_key_prefix(second), 100),
+        ]
+    # nothing changed: nothing is read whole
+    assert _files_read(_build_and_log(tmp_path, "incremental", folder)[1]) == (0, 2)
+    _assert_same_as_full_build(tmp_path, folder, "incremental")
+
+
+def test_a_file_that_leaves_and_comes_back_unchanged_is_read_again(tmp_path, corpus):
+    # batch-1 leaves the folder while another file holds one of its pages; it then comes back with the same
+    # size and modification time (a move keeps both): its other pages were deleted meanwhile, so it must be
+    # read again, not taken as staged
+    folder, away = tmp_path / "crawl", tmp_path / "away"
+    folder.mkdir()
+    away.mkdir()
+    pq.write_table(corpus.slice(0, 200), folder / "batch-1.parquet")
+    pq.write_table(corpus.slice(200, 100), folder / "batch-2.parquet")
+    _build(tmp_path, "incremental", folder)
+    (folder / "batch-1.parquet").rename(away / "batch-1.parquet")
+    pq.write_table(corpus.slice(0, 1), folder / "moved.parquet")
+    _build(tmp_path, "incremental", folder)
+    (folder / "moved.parquet").unlink()
+    (away / "batch-1.parquet").rename(folder / "batch-1.parquet")
+    done, log = _build_and_log(tmp_path, "incremental", folder)
+    assert (done, _files_read(log)) == (199, (1, 2))
     _assert_same_as_full_build(tmp_path, folder, "incremental")
 
 
