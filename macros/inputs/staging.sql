@@ -46,8 +46,9 @@
     {%- set file_keys = {} -%}
     {%- set cases = [] -%}
     {%- for file in input.files -%}
-        {%- do file_keys.update({file.read_path: file.file_key ~ " staging " ~ staging}) -%}
-        {%- do cases.append("when " ~ sql_string(file.read_path) ~ " then " ~ sql_string(file_keys[file.read_path])) -%}
+        {%- set key = file.file_key ~ " staging " ~ staging -%}
+        {%- do file_keys.update({file.read_path: key}) -%}
+        {%- do cases.append("when " ~ sql_string(file.read_path) ~ " then " ~ sql_string(key)) -%}
     {%- endfor -%}
     {%- if cases -%}
         {%- set read_key = "case source." ~ read_path_column() ~ " " ~ (cases | join(" ")) ~ " end" -%}
@@ -70,8 +71,8 @@
 
 {#-
   staging_filters(input, staged): {"files": a condition on the input rows (aliased source), true for the
-  rows of the files to read; "rows": a condition on the staged rows (aliased documents), true for the rows
-  to write}.  On a full build, or when the stored table's columns or types differ from the input's staged
+  rows of the files to read; "rows": a condition on the staged rows of CTE documents, true for the rows to
+  write}.  On a full build, or when the stored table's columns or types differ from the input's staged
   ones (a new lineage column, say), every file is read and every row written.  Otherwise only the files
   no stored row has the input_read_key of (unread_files), and of their rows those new or different from
   the stored row (the body compared by body_hash, every other column but input_read_key by value).
@@ -92,19 +93,22 @@
             ~ " written again", info=True) }}
         {{ return(everything) }}
     {%- endif -%}
-    {%- set matches = ["previous.doc_id = documents.doc_id", "previous.body_hash = documents.body_hash"] -%}
+    {%- set matches = ["previous.doc_id = candidates.doc_id", "previous.body_hash = candidates.body_hash"] -%}
     {%- for row in described.rows if row[0] | lower not in ("doc_id", "body", "body_hash", "input_read_key") -%}
         {%- set column = quoted_column(row[0]) -%}
-        {%- do matches.append("previous." ~ column ~ " is not distinct from documents." ~ column) -%}
+        {%- do matches.append("previous." ~ column ~ " is not distinct from candidates." ~ column) -%}
     {%- endfor -%}
     {%- set unread = unread_files(staged) -%}
     {%- if unread is not none -%}
         {{ log("stg_documents: reads " ~ unread | length ~ " of " ~ staged.file_keys | length
             ~ " input file(s) whole, the others are staged already", info=True) }}
     {%- endif -%}
+    {#- the ids first, from columns without the body, then the rows of those ids: an anti join carrying the
+        bodies built its hash table of them (a batch of 100k new pages: 360 MB) -#}
     {{ return({
         "files": files_condition(unread),
-        "rows": "not exists (select 1 from " ~ this ~ " as previous where " ~ (matches | join("\n        and ")) ~ ")",
+        "rows": "doc_id in (select candidates.doc_id from documents as candidates where not exists (select 1 from "
+            ~ this ~ " as previous where " ~ (matches | join("\n        and ")) ~ "))",
     }) }}
 {% endmacro %}
 
@@ -146,8 +150,8 @@
     {%- set doc_id = staged_column("source.doc_id", "doc_id", input.categories.get("doc_id", "text")) -%}
     {{ return(update_column_from(
         this,
-        "(select " ~ doc_id ~ " as doc_id, " ~ staged.read_key ~ " as input_read_key from " ~ input.keyed_relation ~ " as source where "
-            ~ files_condition(unread_files(staged)) ~ ")",
+        "(select " ~ doc_id ~ " as doc_id, " ~ staged.read_key ~ " as input_read_key from "
+            ~ input.keyed_relation ~ " as source where " ~ files_condition(unread_files(staged)) ~ ")",
         "doc_id",
         "input_read_key")) }}
 {% endmacro %}

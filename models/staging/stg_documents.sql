@@ -106,8 +106,9 @@ gate as (
 
 ),
 
-documents as (
+documents as {{ not_materialized() }} (
 
+    -- read again by an incremental build's filters.rows for the ids of the rows to write
     select
         {{ staged.select_list }}
     from source
