@@ -5,9 +5,9 @@
   time, and a digest of the staging SQL (the select list below and var invalid_utf8), so "this file, read
   this way".  An incremental build (DuckDB) reads the bodies only of the files whose key no stored row
   carries; the other files' rows are already stored as they would be staged now.  That holds because
-  every stored row carries the key of the file it was last read from: a file read again has its stored
-  rows' keys updated first (pre-hook restamp_input_read_keys), the rows that differ are written again,
-  and a document that leaves the input is deleted (post-hook delete_documents_not_in_input).  A file
+  every stored row carries the key of the file it was last read from: before the model writes, a
+  document that left the input is deleted and a file read again has its stored rows' keys updated
+  (pre-hook sync_stored_documents), then the rows that differ are written again.  A file
   changed in place without a change of size or modification time is not seen (the rule of make and rsync,
   and of the WARC reader's read keys); `dbt build --full-refresh` reads everything again.
 #}
@@ -137,32 +137,27 @@
 
 
 {#-
-  restamp_input_read_keys(): pre-hook of the incremental stg_documents: the stored rows of the documents in
-  the files this build reads get those files' input_read_key, so that a key on a stored row always names
-  the file the row was last read from (the rows that differ are then written again by the model).
+  sync_stored_documents(): pre-hook of the incremental stg_documents, before the model writes its rows.
+  Deletes the stored rows of documents that left the input since the last build, then gives the stored
+  rows of the documents in the files this build reads those files' input_read_key, so that a key on a
+  stored row always names the file the row was last read from (the rows that differ are then written
+  again by the model).  One statement each, over one documents_input() (a CSV input is profiled once).
 -#}
-{% macro restamp_input_read_keys() %}
+{% macro sync_stored_documents() %}
     {%- if not (execute and is_incremental()) -%}{{ return("select 1") }}{%- endif -%}
     {%- set input = documents_input() -%}
+    {%- set statements = [delete_rows_without_match(
+        this, "(select cast(doc_id as string) as doc_id from " ~ input.relation ~ ")", "doc_id")] -%}
     {%- set staged = staged_select(input) -%}
     {%- set names = adapter.get_columns_in_relation(this) | map(attribute="name") | map("lower") | list -%}
-    {%- if not staged.file_keys or "input_read_key" not in names -%}{{ return("select 1") }}{%- endif -%}
-    {%- set doc_id = staged_column("source.doc_id", "doc_id", input.categories.get("doc_id", "text")) -%}
-    {{ return(update_column_from(
-        this,
-        "(select " ~ doc_id ~ " as doc_id, " ~ staged.read_key ~ " as input_read_key from "
-            ~ input.keyed_relation ~ " as source where " ~ files_condition(unread_files(staged)) ~ ")",
-        "doc_id",
-        "input_read_key")) }}
-{% endmacro %}
-
-
-{#-
-  delete_documents_not_in_input(): post-hook of the incremental stg_documents: deletes the stored rows of
-  documents that left the input since the last build.
--#}
-{% macro delete_documents_not_in_input() %}
-    {%- if not (execute and is_incremental()) -%}{{ return("select 1") }}{%- endif -%}
-    {{ return(delete_rows_without_match(
-        this, "(select cast(doc_id as string) as doc_id from " ~ documents_input().relation ~ ")", "doc_id")) }}
+    {%- if staged.file_keys and "input_read_key" in names -%}
+        {%- set doc_id = staged_column("source.doc_id", "doc_id", input.categories.get("doc_id", "text")) -%}
+        {%- do statements.append(update_column_from(
+            this,
+            "(select " ~ doc_id ~ " as doc_id, " ~ staged.read_key ~ " as input_read_key from "
+                ~ input.keyed_relation ~ " as source where " ~ files_condition(unread_files(staged)) ~ ")",
+            "doc_id",
+            "input_read_key")) -%}
+    {%- endif -%}
+    {{ return(statements | map("trim") | select | join(";\n")) }}
 {% endmacro %}

@@ -16,8 +16,8 @@
 
   Incremental on DuckDB (config in _staging__models.yml): the checks read every input row, but only the
   files not staged yet (by input_read_key) are read whole, only their new or changed rows are written
-  again, and a post-hook deletes the rows of documents that left the input, so the table always equals a
-  full rebuild (macros/inputs/staging.sql).
+  again, and a pre-hook first deletes the rows of documents that left the input, so the table always
+  equals a full rebuild (macros/inputs/staging.sql).
 -#}
 
 {%- set input = documents_input() -%}
