@@ -140,7 +140,7 @@
     {%- set read_paths = [] -%}
     {%- if listed.kind == "parquet" -%}
         {%- do read_paths.extend(listed.files) -%}
-        {%- set reader = "read_parquet({}, union_by_name = true)" -%}
+        {%- set reader = "read_parquet({files}, union_by_name = true{options})" -%}
     {%- else -%}
         {#- each CSV file is scanned once: its largest row sets max_line_size, and bytes that are not
             UTF-8 are named or replaced (webdedup/inputs/csv_files.py) -#}
@@ -162,11 +162,12 @@
             {%- do tsv.append(file) -%}
         {%- endfor -%}
         {%- set quoting = "" if tsv else rfc_4180 -%}
-        {%- set reader = "read_csv({}, " ~ csv_options ~ quoting ~ ", max_line_size = " ~ line_size.max ~ ")" -%}
+        {%- set reader = "read_csv({files}, " ~ csv_options ~ quoting ~ ", max_line_size = " ~ line_size.max
+            ~ "{options})" -%}
     {%- endif -%}
     {%- for file in listed.files -%}
         {%- set where = label ~ (": file '" ~ file ~ "'" if several else "") -%}
-        {%- set one = reader.format(sql_string(read_paths[loop.index0])) -%}
+        {%- set one = reader.format(files=sql_string(read_paths[loop.index0]), options="") -%}
         {%- set described = [] -%}
         {%- for row in run_query("describe select * from " ~ one).rows -%}
             {%- do described.append((row[0], row[1])) -%}
@@ -186,9 +187,11 @@
         {%- do quoted.append(sql_string(read_path)) -%}
     {%- endfor -%}
     {%- set listing = "[" ~ (quoted | join(", ")) ~ "]" -%}
-    {#- the reader with one more option before its closing parenthesis: filename = the column's name -#}
-    {%- set keyed_reader = reader[:-1] ~ ", filename = " ~ sql_string(read_path_column()) ~ ")" -%}
-    {{ return({"relation": reader.format(listing), "files": files, "keyed_relation": keyed_reader.format(listing)}) }}
+    {{ return({
+        "relation": reader.format(files=listing, options=""),
+        "files": files,
+        "keyed_relation": reader.format(files=listing, options=", filename = " ~ sql_string(read_path_column())),
+    }) }}
 {% endmacro %}
 
 {#- A CSV file's profile (webdedup_csv_profile) named rows that are not UTF-8: stop, naming them. -#}
