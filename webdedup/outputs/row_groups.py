@@ -7,11 +7,17 @@ the stored order without a sort, could differ in its row-group boundaries (same 
 different bytes) between reruns.  Here the query is read as Arrow record batches, cut again into batches
 of exactly ``rows`` rows, and DuckDB writes those: every row group but the last holds ``rows`` rows, and
 its pages are cut the same way whatever the layout.
+
+The query's rows are read on a thread of their own (``prefetched``), a few batches ahead of the writer:
+DuckDB writes from such a stream on one thread, which otherwise ran the query, converted its rows to Arrow
+and compressed them in turn.
 """
 
 from __future__ import annotations
 
 import itertools
+import queue
+import threading
 
 import pyarrow as pa
 
@@ -21,6 +27,10 @@ _NAMES = itertools.count()
 #: generated pages faulted 1.5-1.6 M pages read as 10,000-row batches, 1.1-1.3 M as 2,048-row ones, with
 #: the same bytes written (docs/benchmarks.md, session 26).
 READ_ROWS = 2048
+#: Batches of READ_ROWS rows the reading thread holds ready for the writer (a few MB each: the memory the
+#: overlap costs).
+PREFETCH_BATCHES = 8
+_END = object()
 
 
 def exact_batches(batches, rows: int):
@@ -40,12 +50,52 @@ def exact_batches(batches, rows: int):
         yield from pa.Table.from_batches(pending).combine_chunks().to_batches()
 
 
+def prefetched(batches, depth: int = PREFETCH_BATCHES):
+    """The items of ``batches``, in order, iterated on a thread of its own at most ``depth`` items ahead.
+    An exception of ``batches`` is raised here, where its item would have come; when the caller stops early
+    (closes the generator), the thread stops at its next item."""
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def offer(item) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in batches:
+                if not offer(item):
+                    return
+            offer(_END)
+        except BaseException as error:  # handed to the consumer, raised there
+            offer(error)
+
+    thread = threading.Thread(target=produce, name="webdedup-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
 def copy_in_row_groups(connection, query: str, path: str, options: str, rows: int) -> str:
     """Write the rows of ``query`` to the Parquet file ``path`` (``options``: COPY's, without the row group
     size) in row groups of exactly ``rows`` rows but the last; ``connection`` is the database's, used
     through cursors of its own.  Returns ``path``."""
     source = connection.cursor().sql(query).to_arrow_reader(READ_ROWS)
-    reader = pa.RecordBatchReader.from_batches(source.schema, exact_batches(source, int(rows)))
+    reader = pa.RecordBatchReader.from_batches(source.schema, exact_batches(prefetched(source), int(rows)))
     writer = connection.cursor()
     name = f"webdedup_row_groups_{next(_NAMES)}"
     writer.register(name, reader)

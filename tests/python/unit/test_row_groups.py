@@ -3,12 +3,15 @@ the release's writer: the same rows in the same order give the same bytes."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from webdedup.outputs.row_groups import copy_in_row_groups, exact_batches
+from webdedup.outputs.row_groups import copy_in_row_groups, exact_batches, prefetched
 
 # the same rows in the same order, chunked differently: a union cuts a chunk where its first branch ends,
 # as a table laid out differently by a parallel insert does
@@ -65,3 +68,50 @@ def test_batches_are_cut_to_exactly_the_size_asked(sizes):
     cut = list(exact_batches(batches, 10))
     assert [batch.num_rows for batch in cut] == [10] * (start // 10) + ([start % 10] if start % 10 else [])
     assert [value for batch in cut for value in batch.column(0).to_pylist()] == list(range(start))
+
+
+def _prefetch_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "webdedup-prefetch"]
+
+
+@pytest.mark.parametrize("depth", [1, 3, 100])
+def test_prefetched_gives_every_item_in_order(depth):
+    assert list(prefetched(iter(range(1000)), depth)) == list(range(1000))
+    assert not _prefetch_threads()
+
+
+def test_prefetched_raises_the_error_of_its_source_where_it_came():
+    def failing():
+        yield from (1, 2)
+        raise ValueError("clusters must hold one row per doc_id")
+
+    received = []
+    with pytest.raises(ValueError, match="one row per doc_id"):
+        for item in prefetched(failing(), 1):
+            received.append(item)
+    assert received == [1, 2]
+    assert not _prefetch_threads()
+
+
+def test_a_consumer_that_stops_early_stops_the_reading_thread():
+    produced = []
+
+    def endless():
+        for number in range(10**9):
+            produced.append(number)
+            yield number
+
+    items = prefetched(endless(), 2)
+    assert [next(items) for _ in range(5)] == list(range(5))
+    items.close()
+    assert not _prefetch_threads()
+    count = len(produced)
+    time.sleep(0.2)
+    assert len(produced) == count <= 5 + 2 + 2  # read at most depth (+ the one in hand) ahead, then stopped
+
+
+def test_an_error_in_the_query_stops_the_copy_with_its_message(connection, tmp_path):
+    query = "select i, case when i = 60000 then error('row 60000 is bad') else body end as body from t"
+    with pytest.raises(duckdb.Error, match="row 60000 is bad"):
+        copy_in_row_groups(connection, query, str(tmp_path / "bad.parquet"), "format parquet", 10000)
+    assert not _prefetch_threads()
