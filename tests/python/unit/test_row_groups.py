@@ -115,3 +115,11 @@ def test_an_error_in_the_query_stops_the_copy_with_its_message(connection, tmp_p
     with pytest.raises(duckdb.Error, match="row 60000 is bad"):
         copy_in_row_groups(connection, query, str(tmp_path / "bad.parquet"), "format parquet", 10000)
     assert not _prefetch_threads()
+
+
+def test_a_copy_that_cannot_write_raises_and_stops_the_reading_thread(connection, tmp_path):
+    with pytest.raises(duckdb.IOException, match="Cannot open file"):
+        copy_in_row_groups(
+            connection, "select * from t", str(tmp_path / "missing" / "x.parquet"), "format parquet", 10000
+        )
+    assert not _prefetch_threads()
