@@ -214,8 +214,10 @@ def distinct_shingles(token_hash, token_counts, shingle_size):
     """Each document's distinct shingle hashes from its token hashes (``token_counts`` per document)."""
     n_docs = len(token_counts)
     # shingles: full windows of shingle_size tokens; a document with fewer tokens has one shingle of all
-    # its tokens.  Repeats within a document are dropped with a small open-addressing set (stamped with
-    # the document number, so it is never cleared); the kept hashes stay in first-occurrence order.
+    # its tokens.  A window's polynomial is rolled from the previous one (drop the first token's term,
+    # shift, add the next token: the same value mod 2**64 as computing it afresh).  Repeats within a
+    # document are dropped with a small open-addressing set whose empty slots hold 0 (cleared per
+    # document; the hash 0 itself is tracked by a flag); the kept hashes stay in first-occurrence order.
     k = shingle_size
     size = 0
     most = 0
@@ -229,8 +231,7 @@ def distinct_shingles(token_hash, token_counts, shingle_size):
     seen_capacity = 16
     while seen_capacity < 2 * most:
         seen_capacity *= 2
-    seen = np.empty(seen_capacity, dtype=U64)
-    seen_stamp = np.full(seen_capacity, -1, dtype=np.int64)
+    seen = np.zeros(seen_capacity, dtype=U64)
     written = 0
     first = 0
     for d in range(n_docs):
@@ -239,26 +240,45 @@ def distinct_shingles(token_hash, token_counts, shingle_size):
             continue
         width = min(k, n)
         salt = _length_salt(width)
+        lead = U64(1)  # POLY ** (width - 1): the weight of a window's first token
+        for _ in range(width - 1):
+            lead *= POLY
         doc_mask = 16
         while doc_mask < 2 * (n - width + 1):
             doc_mask *= 2
+        seen[:doc_mask] = 0
         doc_mask -= 1
         start = written
         total_mix = U64(0)
-        for i in range(first, first + n - width + 1):
-            acc = U64(0)
-            for j in range(width):
-                acc = acc * POLY + token_hash[i + j]
+        has_zero = False
+        acc = U64(0)
+        for j in range(width):
+            acc = acc * POLY + token_hash[first + j]
+        last = first + n - width
+        i = first
+        while True:
             x = fmix64(acc ^ salt)
-            slot = np.int64(x & U64(doc_mask))
-            while seen_stamp[slot] == d and seen[slot] != x:
-                slot = (slot + 1) & doc_mask
-            if seen_stamp[slot] != d:
-                seen_stamp[slot] = d
-                seen[slot] = x
+            new = True
+            if x == U64(0):
+                new = not has_zero
+                has_zero = True
+            else:
+                slot = np.int64(x & U64(doc_mask))
+                while seen[slot] != U64(0):
+                    if seen[slot] == x:
+                        new = False
+                        break
+                    slot = (slot + 1) & doc_mask
+                if new:
+                    seen[slot] = x
+            if new:
                 hashes[written] = x
                 written += 1
                 total_mix += fmix64(x ^ SET_SALT)
+            if i == last:
+                break
+            acc = (acc - token_hash[i] * lead) * POLY + token_hash[i + width]
+            i += 1
         shingle_counts[d] = written - start
         set_keys[d] = np.int64(fmix64(total_mix ^ (U64(written - start) * LEN_SALT)))
         first += n

@@ -111,6 +111,57 @@ def test_fingerprints_of_unnormalized_ascii_equal_plain_python(texts, shingle_si
         assert len(shingle_set["shingle_set"]) == len(expected["shingles"])
 
 
+def python_distinct_shingles(token_hashes: list[int], shingle_size: int) -> list[int]:
+    """One document's distinct shingle hashes in first-occurrence order, each window's polynomial computed
+    afresh (the kernel rolls it from the previous window's)."""
+    width = min(shingle_size, len(token_hashes))
+    kept = []
+    for start in range(len(token_hashes) - width + 1 if token_hashes else 0):
+        acc = 0
+        for value in token_hashes[start : start + width]:
+            acc = (acc * POLY + value) & M64
+        shingle = fmix(acc ^ ((width * LEN_SALT) & M64))
+        if shingle not in kept:
+            kept.append(shingle)
+    return kept
+
+
+def zero_shingle_tokens(prefix: list[int], width: int) -> list[int]:
+    """``prefix`` (width - 1 token hashes) and a last token whose window hashes to 0: fmix(0) = 0, so the
+    window's polynomial must equal the length salt."""
+    acc = 0
+    for value in prefix:
+        acc = (acc * POLY + value) & M64
+    return prefix + [((width * LEN_SALT) - acc * POLY) & M64]
+
+
+token_values = st.sampled_from([0, 1, 2, M64, LEN_SALT]) | st.integers(0, M64)
+
+
+@given(st.lists(st.lists(token_values, max_size=25), min_size=1, max_size=6), st.integers(1, 6), st.data())
+@settings(max_examples=300, deadline=None)
+def test_distinct_shingles_equal_plain_python(documents, shingle_size, data):
+    """Repeated windows (few distinct tokens), documents shorter than a shingle, empty documents, and
+    windows whose hash is 0 (the kernel's seen-set marks empty slots with 0)."""
+    width = shingle_size
+    prefix = data.draw(st.lists(token_values, min_size=width - 1, max_size=width - 1))
+    zero = zero_shingle_tokens(prefix, width)
+    documents = documents + [zero + zero, [1, 2] + zero + [7] + zero]
+    flat = np.array([v for doc in documents for v in doc], dtype=np.uint64)
+    counts = np.array([len(doc) for doc in documents], dtype=np.int64)
+    hashes, shingle_counts, set_keys = kernels.distinct_shingles(flat, counts, shingle_size)
+    position = 0
+    for doc, count, key in zip(documents, shingle_counts, set_keys, strict=True):
+        expected = python_distinct_shingles(doc, shingle_size)
+        assert [int(v) for v in hashes[position : position + count]] == expected
+        total = sum(fmix(x ^ SET_SALT) for x in expected) & M64
+        expected_key = fmix(total ^ ((len(expected) * LEN_SALT) & M64)) if expected else 0
+        assert int(key) & M64 == expected_key
+        position += count
+    assert position == len(hashes)
+    assert 0 in python_distinct_shingles(zero + zero, shingle_size)
+
+
 def test_token_buffer_holds_a_batch_of_one_letter_documents(tmp_path):
     """A batch of many one-byte documents has more tokens than half its bytes: the kernels, compiled
     with bounds checks in a fresh process, must stay inside their arrays (and agree with Python)."""
