@@ -132,7 +132,7 @@ def zero_shingle_tokens(prefix: list[int], width: int) -> list[int]:
     acc = 0
     for value in prefix:
         acc = (acc * POLY + value) & M64
-    return prefix + [((width * LEN_SALT) - acc * POLY) & M64]
+    return [*prefix, ((width * LEN_SALT) - acc * POLY) & M64]
 
 
 token_values = st.sampled_from([0, 1, 2, M64, LEN_SALT]) | st.integers(0, M64)
@@ -146,7 +146,7 @@ def test_distinct_shingles_equal_plain_python(documents, shingle_size, data):
     width = shingle_size
     prefix = data.draw(st.lists(token_values, min_size=width - 1, max_size=width - 1))
     zero = zero_shingle_tokens(prefix, width)
-    documents = documents + [zero + zero, [1, 2] + zero + [7] + zero]
+    documents = [*documents, [*zero, *zero], [1, 2, *zero, 7, *zero]]
     flat = np.array([v for doc in documents for v in doc], dtype=np.uint64)
     counts = np.array([len(doc) for doc in documents], dtype=np.int64)
     hashes, shingle_counts, set_keys = kernels.distinct_shingles(flat, counts, shingle_size)
