@@ -17,10 +17,11 @@ after another as uint64 and nothing else (the keys' places in it are kept in mem
    at most half the budget of sets waiting to be written;
 4. the file is memory-mapped (no copy, no decoding) and the pairs are counted in the order DuckDB sorts
    them into, a chunk at a time (PAIR_CHUNK_ROWS): those within each partition, then the few across
-   partitions, so the pages of about one partition of sets are in use at a time; each pair is one
-   compiled merge of two sorted sets (webdedup/core/kernels.py ``intersections``).  Reading the sets back
-   through DuckDB from a Parquet scratch file took 4.4 of the model's 10.6 s at 1M generated pages, the
-   mapped merge 0.4 s (docs/benchmarks.md, session 21);
+   partitions, so the pages of about one partition of sets are in use at a time (the mapped pages are
+   handed back as the pairs move on to the next partition: mapped, they count in the build's RSS); each
+   pair is one compiled merge of two sorted sets (webdedup/core/kernels.py ``intersections``).  Reading
+   the sets back through DuckDB from a Parquet scratch file took 4.4 of the model's 10.6 s at 1M generated
+   pages, the mapped merge 0.4 s (docs/benchmarks.md, session 21);
 5. the keys are mapped back to doc_ids, each pair oriented as int_anchor_pairs orients it
    (low_doc_id < high_doc_id); the scratch file is deleted when the stream ends or fails.
 
@@ -281,12 +282,18 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
         inner join {anchors} as r on p.right_anchor_doc_id = r.doc_id
         order by l.part <> r.part, least(l.part, r.part), greatest(l.part, r.part), low_key, high_key
     """).to_arrow_reader(PAIR_CHUNK_ROWS)
-    values = _mapped(path)
+    values, mapping = _mapped(path)
     counted = np.zeros(2, dtype=np.int64)  # pairs within, across
+    reached = -1  # the highest partition the pairs so far reached
     for chunk in keyed:
         if not chunk.num_rows:
             continue
         low, high = chunk.column("low_key").to_numpy(), chunk.column("high_key").to_numpy()
+        top = int(key_parts[high].max())
+        if top > reached:  # the pairs move on to another partition: the earlier ones' pages are done with
+            if reached >= 0:
+                _release(mapping)
+            reached = top
         counted += np.bincount(key_parts[low] != key_parts[high], minlength=2)
         shared = np.zeros(len(low), dtype=np.int64)
         low_starts, low_ends, high_starts, high_ends = starts[low], ends[low], starts[high], ends[high]
@@ -302,12 +309,23 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
     )
 
 
-def _mapped(path: str) -> np.ndarray:
-    """The scratch file as a read-only uint64 array, memory-mapped: pages are read as the merge needs them."""
+def _mapped(path: str) -> tuple[np.ndarray, mmap.mmap | None]:
+    """The scratch file as a read-only uint64 array, memory-mapped (pages are read as the merge needs
+    them), and the mapping (None for an empty file)."""
     with open(path, "rb") as handle:
         if not os.fstat(handle.fileno()).st_size:
-            return np.zeros(0, dtype=np.uint64)
-        return np.frombuffer(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint64)
+            return np.zeros(0, dtype=np.uint64), None
+        mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return np.frombuffer(mapping, dtype=np.uint64), mapping
+
+
+def _release(mapping: mmap.mmap | None) -> None:
+    """Hand the mapping's resident pages back (they stay in the page cache; a page used again is mapped
+    again): a mapped page counts in the process's RSS until it is unmapped, so without this the whole
+    scratch file did (a 8.26 GB peak RSS at 10M generated pages, its sets 9.33 GB)."""
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    if mapping is not None and advice is not None:
+        mapping.madvise(advice)
 
 
 def _by_doc_id(pairs: pa.Table, counts, doc_ids: pa.Array) -> pa.RecordBatch:
