@@ -322,7 +322,7 @@ def _mapped(path: str) -> tuple[np.ndarray, mmap.mmap | None]:
 def _release(mapping: mmap.mmap | None) -> None:
     """Hand the mapping's resident pages back (they stay in the page cache; a page used again is mapped
     again): a mapped page counts in the process's RSS until it is unmapped, so without this the whole
-    scratch file did (a 8.26 GB peak RSS at 10M generated pages, its sets 9.33 GB)."""
+    scratch file did (an 8.26 GB peak RSS at 10M generated pages, its sets 9.33 GB)."""
     advice = getattr(mmap, "MADV_DONTNEED", None)
     if mapping is not None and advice is not None:
         mapping.madvise(advice)
