@@ -20,15 +20,18 @@
     {{- return(adapter.dispatch("export_output", "web_text_dedup")(output.file, output.order_by)) -}}
 {% endmacro %}
 
+{#- rows per row group of every Parquet output (the last of a file holds the rest) -#}
+{% macro output_row_group_rows() %}{{ return(10000) }}{% endmacro %}
+
 {#-
   DuckDB: a COPY in the output's row order.  An output without a sort (the release, in stored order) is
-  written through webdedup_copy_in_row_groups (webdedup/outputs/row_groups.py): COPY would cut its row
+  written through webdedup_write_in_row_groups (webdedup/outputs/row_groups.py): COPY would cut its row
   groups where the stored table's chunks happen to end, which two builds of the same input can lay out
   differently (measured on 1M pages of real prose).
 -#}
 {% macro duckdb__export_output(file_name, order_by) %}
     {%- set extension = file_name.split(".")[-1] | lower -%}
-    {%- set row_group_rows = 10000 -%}
+    {%- set row_group_rows = output_row_group_rows() -%}
     {%- set options = {
         "csv": "format csv, header true",
         "parquet": "format parquet, compression zstd",
@@ -41,8 +44,8 @@
     {%- if extension == "parquet" and not order_by -%}
         {#- the function reads through a connection of its own, which does not see this model's relation
             before its transaction commits: it runs the model's query, over the committed tables -#}
-        select webdedup_copy_in_row_groups({{ sql_string(model.compiled_code) }}, {{ sql_string(path) }},
-            {{ sql_string(options[extension]) }}, {{ row_group_rows }})
+        select webdedup_write_in_row_groups({{ sql_string(model.compiled_code) }}, {{ sql_string(path) }},
+            {{ row_group_rows }})
     {%- else -%}
         copy (select * from {{ this }}{% if order_by %} order by {{ order_by }}{% endif %})
         to {{ sql_string(path) }} ({{ options[extension] }}
@@ -198,11 +201,11 @@
     {%- set path, number = part.path, part.number -%}
     {%- if number | int == 0 and not output.order_by -%}
         {#- in stored order, as duckdb__export_output writes it (a query over the committed tables) -#}
-        select webdedup_copy_in_row_groups({{ sql_string(rows(only=none)) }}, {{ sql_string(path) }},
-            'format parquet, compression zstd', 10000)
+        select webdedup_write_in_row_groups({{ sql_string(rows(only=none)) }}, {{ sql_string(path) }},
+            {{ output_row_group_rows() }})
     {%- elif number | int == 0 -%}
         copy ({{ rows(only=none) }} order by {{ output.order_by }})
-        to {{ sql_string(path) }} (format parquet, compression zstd, row_group_size 10000)
+        to {{ sql_string(path) }} (format parquet, compression zstd, row_group_size {{ output_row_group_rows() }})
     {%- else -%}
         {%- set key_match = [] -%}
         {%- for key in keys -%}{%- do key_match.append("now." ~ key ~ " = before." ~ key) -%}{%- endfor -%}
@@ -223,7 +226,7 @@
             )
             select * from upserts union all by name select * from deletes
             order by {{ keys | join(", ") }}
-        ) to {{ sql_string(path) }} (format parquet, compression zstd, row_group_size 10000);
+        ) to {{ sql_string(path) }} (format parquet, compression zstd, row_group_size {{ output_row_group_rows() }});
         select webdedup_drop_empty_part({{ sql_string(path) }})
     {%- endif %}
 {% endmacro %}

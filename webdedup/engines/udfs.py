@@ -140,13 +140,14 @@ UDFS = (
         side_effects=True,
     ),
     Udf(
-        "webdedup_copy_in_row_groups",
-        row_groups.copy_in_row_groups,
-        (("query", "text"), ("path", "text"), ("options", "text"), ("rows", "bigint")),
+        "webdedup_write_in_row_groups",
+        row_groups.write_in_row_groups,
+        (("query", "text"), ("path", "text"), ("rows", "bigint")),
         "text",
         frozenset({DUCKDB}),
-        "Writes a query's rows to a Parquet file in row groups of exactly `rows` rows but the last, whatever "
-        "the physical layout of the tables it reads (the release, written in stored order without a sort).",
+        "Writes a query's rows to a zstd Parquet file (pyarrow's writer) in row groups of exactly `rows` "
+        "rows but the last, whatever the physical layout of the tables it reads (the release, written in "
+        "stored order without a sort).",
         side_effects=True,
         takes_connection=True,
     ),

@@ -5,23 +5,24 @@ a query's chunks follow the physical layout of the tables it scans.  A table fil
 (stg_documents) can be laid out differently by two builds of the same input, so the release, written in
 the stored order without a sort, could differ in its row-group boundaries (same rows, same order,
 different bytes) between reruns.  Here the query is read as Arrow record batches, cut again into batches
-of exactly ``rows`` rows, and DuckDB writes those: every row group but the last holds ``rows`` rows, and
-its pages are cut the same way whatever the layout.
+of exactly ``rows`` rows, and pyarrow's Parquet writer writes each as one row group: every row group but
+the last holds ``rows`` rows, and its pages are cut the same way whatever the layout.
 
-The query's rows are read on a thread of their own (``prefetched``), a few batches ahead of the writer:
-DuckDB writes from such a stream on one thread, which otherwise ran the query, converted its rows to Arrow
-and compressed them in turn.
+pyarrow writes, not DuckDB's COPY from the Arrow stream: that COPY keeps its order by buffering batches
+inside DuckDB's memory pool (0.9 GB at 1M generated pages, 1.0-1.4 GB throughout the 10M release), where
+the marts built beside the export ran out of the pool (docs/benchmarks.md, session 30).  pyarrow holds one
+row group.  The query's rows are read on a thread of their own (``prefetched``), a few batches ahead of
+the writer, so DuckDB runs the query while pyarrow compresses.
 """
 
 from __future__ import annotations
 
-import itertools
 import queue
 import threading
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-_NAMES = itertools.count()
 #: Rows per Arrow batch read from DuckDB (its vector size), cut again into row groups by exact_batches.
 #: Larger batches cost more kernel time (page faults of DuckDB's Arrow conversion): the release of 1.1M
 #: generated pages faulted 1.5-1.6 M pages read as 10,000-row batches, 1.1-1.3 M as 2,048-row ones, with
@@ -30,6 +31,10 @@ READ_ROWS = 2048
 #: Batches of READ_ROWS rows the reading thread holds ready for the writer (a few MB each: the memory the
 #: overlap costs).
 PREFETCH_BATCHES = 8
+#: The Parquet writer's settings.  Pages as large as a row group's column: zstd over pyarrow's default
+#: 1 MiB pages left the 1M release 14% larger than DuckDB's COPY wrote it (2% with these); level 3 is
+#: zstd's default.
+PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "data_page_size": 64 << 20}
 _END = object()
 
 
@@ -90,18 +95,12 @@ def prefetched(batches, depth: int = PREFETCH_BATCHES):
         thread.join()
 
 
-def copy_in_row_groups(connection, query: str, path: str, options: str, rows: int) -> str:
-    """Write the rows of ``query`` to the Parquet file ``path`` (``options``: COPY's, without the row group
-    size) in row groups of exactly ``rows`` rows but the last; ``connection`` is the database's, used
-    through cursors of its own.  Returns ``path``."""
+def write_in_row_groups(connection, query: str, path: str, rows: int) -> str:
+    """Write the rows of ``query`` to the Parquet file ``path`` (zstd) in row groups of exactly ``rows``
+    rows but the last; ``connection`` is the database's, read through a cursor of its own.  Returns
+    ``path``."""
     source = connection.cursor().sql(query).to_arrow_reader(READ_ROWS)
-    reader = pa.RecordBatchReader.from_batches(source.schema, exact_batches(prefetched(source), int(rows)))
-    writer = connection.cursor()
-    name = f"webdedup_row_groups_{next(_NAMES)}"
-    writer.register(name, reader)
-    try:
-        quoted = path.replace("'", "''")
-        writer.execute(f"copy (select * from {name}) to '{quoted}' ({options}, row_group_size {int(rows)})")
-    finally:
-        writer.unregister(name)
+    with pq.ParquetWriter(path, source.schema, **PARQUET_OPTIONS) as writer:
+        for batch in exact_batches(prefetched(source), int(rows)):
+            writer.write_batch(batch, row_group_size=int(rows))
     return path
