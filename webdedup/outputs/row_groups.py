@@ -12,12 +12,15 @@ pyarrow writes, not DuckDB's COPY from the Arrow stream: that COPY keeps its ord
 inside DuckDB's memory pool (0.9 GB at 1M generated pages, 1.0-1.4 GB throughout the 10M release), where
 the marts built beside the export ran out of the pool (docs/benchmarks.md, session 30).  pyarrow holds one
 row group.  The query's rows are read on a thread of their own (``prefetched``), a few batches ahead of
-the writer, so DuckDB runs the query while pyarrow compresses.
+the writer, so DuckDB runs the query while pyarrow compresses.  A query with a column of a type pyarrow
+would not keep as DuckDB does (COPY_ONLY_TYPES: an extra input column the release carries, such as an
+INTERVAL or a TIME WITH TIME ZONE) is still written by DuckDB's COPY from those batches.
 """
 
 from __future__ import annotations
 
 import queue
+import re
 import threading
 
 import pyarrow as pa
@@ -35,6 +38,13 @@ PREFETCH_BATCHES = 8
 #: 1 MiB pages left the 1M release 14% larger than DuckDB's COPY wrote it (2% with these); level 3 is
 #: zstd's default.
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "data_page_size": 64 << 20}
+#: DuckDB types (named anywhere in a column's type, nested ones included) that pyarrow's writer cannot write
+#: (INTERVAL, UNION) or does not keep as DuckDB's COPY does: from DuckDB's Arrow export UUID and JSON arrive
+#: as text, TIME WITH TIME ZONE as TIME, BIT and BIGNUM as BLOB, HUGEINT as DECIMAL(38, 0) where COPY
+#: writes DOUBLE.  A name in a struct's field ("bit") matches too: such a file is written by COPY, no harm.
+COPY_ONLY_TYPES = re.compile(
+    r"\b(INTERVAL|UNION|UUID|U?HUGEINT|TIME WITH TIME ZONE|BIT|BIGNUM|VARINT|JSON)\b"
+)
 _END = object()
 
 
@@ -97,10 +107,36 @@ def prefetched(batches, depth: int = PREFETCH_BATCHES):
 
 def write_in_row_groups(connection, query: str, path: str, rows: int) -> str:
     """Write the rows of ``query`` to the Parquet file ``path`` (zstd) in row groups of exactly ``rows``
-    rows but the last; ``connection`` is the database's, read through a cursor of its own.  Returns
-    ``path``."""
-    source = connection.cursor().sql(query).to_arrow_reader(READ_ROWS)
+    rows but the last; ``connection`` is the database's, read through cursors of its own.  Returns
+    ``path``.  pyarrow writes them, unless a column's type is one of COPY_ONLY_TYPES (an extra input column
+    of the release): then DuckDB's COPY writes the same batches, read with DuckDB's lossless Arrow types,
+    so that every column keeps the type a COPY of the query gives it."""
+    reader = connection.cursor()
+    relation = reader.sql(query)
+    if any(COPY_ONLY_TYPES.search(str(column_type)) for column_type in relation.types):
+        reader.execute("set session arrow_lossless_conversion = true")
+        source = reader.sql(query).to_arrow_reader(READ_ROWS)
+        batches = exact_batches(prefetched(source), int(rows))
+        return _copy_batches(
+            connection, pa.RecordBatchReader.from_batches(source.schema, batches), path, rows
+        )
+    source = relation.to_arrow_reader(READ_ROWS)
     with pq.ParquetWriter(path, source.schema, **PARQUET_OPTIONS) as writer:
         for batch in exact_batches(prefetched(source), int(rows)):
             writer.write_batch(batch, row_group_size=int(rows))
+    return path
+
+
+def _copy_batches(connection, reader: pa.RecordBatchReader, path: str, rows: int) -> str:
+    """DuckDB's COPY of ``reader``'s batches (order kept: it buffers them in DuckDB's memory)."""
+    writer = connection.cursor()
+    writer.register("webdedup_row_groups", reader)
+    try:
+        quoted = path.replace("'", "''")
+        writer.execute(
+            f"copy (select * from webdedup_row_groups) to '{quoted}'"
+            f" (format parquet, compression zstd, row_group_size {int(rows)})"
+        )
+    finally:
+        writer.unregister("webdedup_row_groups")
     return path

@@ -351,6 +351,31 @@ def test_extra_columns_of_any_name_are_carried_unchanged(tmp_path):
     _assert_no_document_lost(tmp_path, ["a", "b"])
 
 
+def test_extra_columns_of_any_type_keep_their_types_and_values(tmp_path):
+    """The release carries extra input columns of types pyarrow's writer does not keep (an INTERVAL, a
+    TIME WITH TIME ZONE, a UUID) beside ordinary ones: each comes back as DuckDB reads it from the input."""
+    extra = {
+        "flag": "i = 1",
+        "wait": "to_days(i)",
+        "opens": "'12:34:56+02'::timetz",
+        "ref": "('12345678-1234-5678-1234-56781234567' || i)::uuid",
+        "tags": "['x', 'y']",
+    }
+    columns = ", ".join(f"{expression} as {name}" for name, expression in extra.items())
+    duckdb.execute(
+        f"copy (select 'doc' || i as doc_id, 's' as source, 'd' as domain, date '2024-01-01' as crawled_at,"
+        f" 't' as title, 'page number ' || i || ' about ' || repeat('words ', i) as body, {columns}"
+        f" from range(1, 3) as r(i)) to '{tmp_path / 'docs.parquet'}' (format parquet)"
+    )
+    _build(tmp_path, tmp_path / "docs.parquet")
+    select = f"select doc_id, {', '.join(extra)} from '{{}}' order by doc_id"
+    described = f"select column_name, column_type from (describe {select})"
+    release, given = tmp_path / "out" / "deduped_documents.parquet", tmp_path / "docs.parquet"
+    assert duckdb.sql(described.format(release)).fetchall() == duckdb.sql(described.format(given)).fetchall()
+    assert duckdb.sql(select.format(release)).fetchall() == duckdb.sql(select.format(given)).fetchall()
+    _assert_no_document_lost(tmp_path, ["doc1", "doc2"])
+
+
 @pytest.mark.parametrize("chunk_bytes", [7, 64, 1 << 20])
 def test_the_largest_csv_row_counts_quoted_newlines_and_spans_chunks(tmp_path, monkeypatch, chunk_bytes):
     """DuckDB's max_line_size comes from this scan: it must be the largest row as a CSV parser splits the
