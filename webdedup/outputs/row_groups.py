@@ -112,17 +112,17 @@ def write_in_row_groups(connection, query: str, path: str, rows: int) -> str:
     of the release): then DuckDB's COPY writes the same batches, read with DuckDB's lossless Arrow types,
     so that every column keeps the type a COPY of the query gives it."""
     reader = connection.cursor()
-    relation = reader.sql(query)
-    if any(COPY_ONLY_TYPES.search(str(column_type)) for column_type in relation.types):
+    copy_only = any(COPY_ONLY_TYPES.search(str(column_type)) for column_type in reader.sql(query).types)
+    if copy_only:
         reader.execute("set session arrow_lossless_conversion = true")
-        source = reader.sql(query).to_arrow_reader(READ_ROWS)
-        batches = exact_batches(prefetched(source), int(rows))
+    source = reader.sql(query).to_arrow_reader(READ_ROWS)
+    batches = exact_batches(prefetched(source), int(rows))
+    if copy_only:
         return _copy_batches(
             connection, pa.RecordBatchReader.from_batches(source.schema, batches), path, rows
         )
-    source = relation.to_arrow_reader(READ_ROWS)
     with pq.ParquetWriter(path, source.schema, **PARQUET_OPTIONS) as writer:
-        for batch in exact_batches(prefetched(source), int(rows)):
+        for batch in batches:
             writer.write_batch(batch, row_group_size=int(rows))
     return path
 
