@@ -284,22 +284,24 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
     """).to_arrow_reader(PAIR_CHUNK_ROWS)
     values, mapping = _mapped(path)
     counted = np.zeros(2, dtype=np.int64)  # pairs within, across
-    reached = -1  # the highest partition the pairs so far reached
+    current = -1  # the high partition of the pairs merged last
     for chunk in keyed:
         if not chunk.num_rows:
             continue
         low, high = chunk.column("low_key").to_numpy(), chunk.column("high_key").to_numpy()
-        top = int(key_parts[high].max())
-        if top > reached:  # the pairs move on to another partition: the earlier ones' pages are done with
-            if reached >= 0:
-                _release(mapping)
-            reached = top
         counted += np.bincount(key_parts[low] != key_parts[high], minlength=2)
         shared = np.zeros(len(low), dtype=np.int64)
         low_starts, low_ends, high_starts, high_ends = starts[low], ends[low], starts[high], ends[high]
-        intersections(
-            values, low_starts, low_ends, values, high_starts, high_ends, shared, np.arange(len(low))
-        )
+        # A chunk holds the pairs of several partitions: each run of one high partition is merged alone,
+        # the pages of the one before handed back first, so the pages in use are those of one partition
+        # (and, for a pair across partitions, its low one), not those of every partition in the chunk.
+        for rows in partition_runs(key_parts[high]):
+            part = int(key_parts[high[rows[0]]])
+            if part != current:
+                if current >= 0:
+                    _release(mapping)
+                current = part
+            intersections(values, low_starts, low_ends, values, high_starts, high_ends, shared, rows)
         counts = (low_ends - low_starts, high_ends - high_starts, shared)
         yield _by_doc_id(pa.Table.from_batches([chunk]), counts, doc_ids)
     print(
@@ -307,6 +309,13 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
         f"{int(key_parts.max()) + 1 if len(key_parts) else 0:,} partition(s)",
         flush=True,
     )
+
+
+def partition_runs(parts: np.ndarray) -> list[np.ndarray]:
+    """The positions of ``parts``, cut into runs of one value each (in order): ``[5, 5, 6, 5]`` gives
+    ``[0, 1], [2], [3]``."""
+    cuts = np.flatnonzero(parts[1:] != parts[:-1]) + 1
+    return np.split(np.arange(len(parts)), cuts)
 
 
 def _mapped(path: str) -> tuple[np.ndarray, mmap.mmap | None]:

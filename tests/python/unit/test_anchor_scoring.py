@@ -7,9 +7,11 @@ scratch database is gone when the stream ends.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -102,6 +104,39 @@ def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes
         assert row["low_shingle_set_key"] == names.index(row["low_doc_id"])
         assert row["high_shingle_set_key"] == 1000 + names.index(row["high_doc_id"])
     assert not list((tmp_path / "spill").glob("webdedup_shingle_sets_*")), "the scratch file is deleted"
+
+
+def test_one_partitions_sets_are_merged_at_a_time_within_a_chunk(database, monkeypatch):
+    """With one set per partition (a 1-byte budget) and every pair in one chunk, each merge call reads
+    the sets of one high partition, and the mapped pages are handed back before the next: the pages in
+    use stay one partition's, not the whole chunk's (a 1M-pair chunk spans several 512 MB partitions)."""
+    connection, _, pairs, _ = database
+    monkeypatch.setattr(anchor_scoring, "block_budget", lambda _: 1)
+    monkeypatch.setattr(anchor_scoring, "PAIR_CHUNK_ROWS", 1 << 20)
+    events = []
+    merge, release = anchor_scoring.intersections, anchor_scoring._release
+
+    def spied_merge(lv, ls, le, rv, rs, re, out, rows):
+        events.append({int(rs[row]) for row in rows})
+        return merge(lv, ls, le, rv, rs, re, out, rows)
+
+    monkeypatch.setattr(anchor_scoring, "intersections", spied_merge)
+    monkeypatch.setattr(
+        anchor_scoring, "_release", lambda mapping: (events.append("release"), release(mapping))
+    )
+    assert len(_run(connection)) == len(pairs)
+    merges = [event for event in events if event != "release"]
+    assert all(len(starts) == 1 for starts in merges), "a merge call read the sets of one high partition"
+    assert len(merges) > 1 and events.count("release") == len(merges) - 1
+    assert all(earlier == "release" or later == "release" for earlier, later in itertools.pairwise(events)), (
+        "the pages are handed back between two partitions' merges"
+    )
+
+
+def test_partition_runs_cut_where_the_partition_changes():
+    runs = anchor_scoring.partition_runs(np.array([5, 5, 6, 5, 5, 5]))
+    assert [run.tolist() for run in runs] == [[0, 1], [2], [3, 4, 5]]
+    assert [run.tolist() for run in anchor_scoring.partition_runs(np.array([3]))] == [[0]]
 
 
 def test_an_incremental_call_counts_only_the_pairs_the_table_lacks(database):
