@@ -289,14 +289,15 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
         if not chunk.num_rows:
             continue
         low, high = chunk.column("low_key").to_numpy(), chunk.column("high_key").to_numpy()
-        counted += np.bincount(key_parts[low] != key_parts[high], minlength=2)
+        high_parts = key_parts[high]
+        counted += np.bincount(key_parts[low] != high_parts, minlength=2)
         shared = np.zeros(len(low), dtype=np.int64)
         low_starts, low_ends, high_starts, high_ends = starts[low], ends[low], starts[high], ends[high]
         # A chunk holds the pairs of several partitions: each run of one high partition is merged alone,
         # the pages of the one before handed back first, so the pages in use are those of one partition
         # (and, for a pair across partitions, its low one), not those of every partition in the chunk.
-        for rows in partition_runs(key_parts[high]):
-            part = int(key_parts[high[rows[0]]])
+        for rows in partition_runs(high_parts):
+            part = int(high_parts[rows[0]])
             if part != current:
                 if current >= 0:
                     _release(mapping)
