@@ -26,7 +26,10 @@ fingerprints as (
 
 clusters as (
 
+    -- only multi-member clusters are inspected: DuckDB materializes this CTE for its readers, so it holds
+    -- those rows only (a third of the pages at 10M, not all of them)
     select * from {{ ref("clusters") }}
+    where cluster_size > 1
 
 ),
 
@@ -119,8 +122,9 @@ cluster_edges as (
 
 ),
 
-member_rows as (
+member_figures as (
 
+    -- each member's own figures, narrow: the cluster-wide ones below group these, not the wide member rows
     select
         clusters.cluster_id,
         clusters.cluster_size,
@@ -130,19 +134,46 @@ member_rows as (
         case
             when clusters.is_representative then 1.0 else member_jaccards.jaccard_to_representative
         end as jaccard_to_representative,
+        member_hops.hops_from_representative
+    from clusters
+    left join member_jaccards on clusters.doc_id = member_jaccards.doc_id
+    left join member_hops on clusters.doc_id = member_hops.doc_id
+
+),
+
+cluster_member_stats as (
+
+    -- a group-by per cluster joined back, rather than window functions over the member rows: those would
+    -- hold every carried input column of a cluster in memory (at 10M pages this stage runs beside the
+    -- release export)
+    select
+        cluster_id,
+        min(jaccard_to_representative) as cluster_min_jaccard_to_representative,
+        max(hops_from_representative) as representative_eccentricity
+    from member_figures
+    group by cluster_id
+
+),
+
+member_rows as (
+
+    select
+        member_figures.cluster_id,
+        member_figures.cluster_size,
+        member_figures.doc_id,
+        member_figures.is_representative,
+        member_figures.representative_doc_id,
+        member_figures.jaccard_to_representative,
         coalesce(edge_stats.accepted_edges, 0) as accepted_edges,
         edge_stats.min_edge_jaccard,
         edge_stats.max_edge_jaccard,
-        member_hops.hops_from_representative,
+        member_figures.hops_from_representative,
         fingerprints.token_count,
         {{ star_except("documents", ref("stg_documents"), not_carried) }}  -- noqa: RF02
-    from clusters
-    inner join documents on clusters.doc_id = documents.doc_id
-    inner join fingerprints on clusters.doc_id = fingerprints.doc_id
-    left join member_jaccards on clusters.doc_id = member_jaccards.doc_id
-    left join edge_stats on clusters.doc_id = edge_stats.doc_id
-    left join member_hops on clusters.doc_id = member_hops.doc_id
-    where clusters.cluster_size > 1
+    from member_figures
+    inner join documents on member_figures.doc_id = documents.doc_id
+    inner join fingerprints on member_figures.doc_id = fingerprints.doc_id
+    left join edge_stats on member_figures.doc_id = edge_stats.doc_id
 
 ),
 
@@ -153,14 +184,12 @@ final as (
         cluster_edges.cluster_edges,
         cluster_edges.cluster_min_edge_jaccard,
         cluster_edges.cluster_mean_edge_jaccard,
-        min(member_rows.jaccard_to_representative) over (partition by member_rows.cluster_id)
-            as cluster_min_jaccard_to_representative,
-        max(member_rows.hops_from_representative) over (partition by member_rows.cluster_id)
-            as representative_eccentricity,
-        min(member_rows.jaccard_to_representative) over (partition by member_rows.cluster_id)
-        < settings.threshold as is_chained
+        cluster_member_stats.cluster_min_jaccard_to_representative,
+        cluster_member_stats.representative_eccentricity,
+        cluster_member_stats.cluster_min_jaccard_to_representative < settings.threshold as is_chained
     from member_rows
     inner join cluster_edges on member_rows.cluster_id = cluster_edges.cluster_id
+    inner join cluster_member_stats on member_rows.cluster_id = cluster_member_stats.cluster_id
     cross join settings
 
 )
