@@ -26,6 +26,8 @@ import threading
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from webdedup.engines.duckdb_memory import STREAM_LEND_BYTES, lend
+
 #: Rows per Arrow batch read from DuckDB (its vector size), cut again into row groups by exact_batches.
 #: Larger batches cost more kernel time (page faults of DuckDB's Arrow conversion): the release of 1.1M
 #: generated pages faulted 1.5-1.6 M pages read as 10,000-row batches, 1.1-1.3 M as 2,048-row ones, with
@@ -121,7 +123,12 @@ def write_in_row_groups(connection, query: str, path: str, rows: int) -> str:
         return _copy_batches(
             connection, pa.RecordBatchReader.from_batches(source.schema, batches), path, rows
         )
-    with pq.ParquetWriter(path, source.schema, **PARQUET_OPTIONS) as writer:
+    # the batches in flight, the row group being cut and compressed, and DuckDB's Arrow buffers for them
+    # live outside DuckDB's buffer pool: its limit makes room for them while the file is written
+    with (
+        lend(connection, STREAM_LEND_BYTES),
+        pq.ParquetWriter(path, source.schema, **PARQUET_OPTIONS) as writer,
+    ):
         for batch in batches:
             writer.write_batch(batch, row_group_size=int(rows))
     return path

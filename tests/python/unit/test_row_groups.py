@@ -11,6 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from webdedup.engines import duckdb_memory as memory
+from webdedup.outputs import row_groups
 from webdedup.outputs.row_groups import exact_batches, prefetched, write_in_row_groups
 
 # the same rows in the same order, chunked differently: a union cuts a chunk where its first branch ends,
@@ -178,3 +180,30 @@ def test_a_copy_that_cannot_write_raises_and_stops_the_reading_thread(connection
     with pytest.raises(OSError, match="missing"):
         write_in_row_groups(connection, "select * from t", str(tmp_path / "missing" / "x.parquet"), 10000)
     assert not _prefetch_threads()
+
+
+def test_duckdbs_limit_makes_room_for_the_writers_buffers_while_it_writes(tmp_path, monkeypatch):
+    """The batches in flight and the row group being compressed live outside DuckDB's buffer pool: while
+    the file is written DuckDB's limit is lower by duckdb_memory.STREAM_LEND_BYTES, and restored after."""
+    monkeypatch.setitem(memory._lent, "configured", "3000MB")
+    monkeypatch.setitem(memory._lent, "bytes", 0)
+    connection = duckdb.connect(config={"memory_limit": "3000MB"})
+    connection.execute("create table t as select i from range(50000) as r(i)")
+
+    def limit() -> int:
+        return memory.size_bytes(
+            connection.cursor().sql("select current_setting('memory_limit')").fetchall()[0][0]
+        )
+
+    seen = []
+    cut = row_groups.exact_batches
+    monkeypatch.setattr(
+        row_groups,
+        "exact_batches",
+        lambda batches, rows: ((seen.append(limit()), b)[1] for b in cut(batches, rows)),
+    )
+    before = limit()
+    write_in_row_groups(connection, "select * from t", str(tmp_path / "t.parquet"), 10000)
+    assert len(seen) == 5
+    assert all(abs(before - during - memory.STREAM_LEND_BYTES) < 0.1 * 2**30 for during in seen)
+    assert limit() == before
