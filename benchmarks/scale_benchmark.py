@@ -46,33 +46,31 @@ SAMPLE_SECONDS = 0.5
 DISK_PARTS = ("database", "spill", "outputs", "published")
 
 
-def tree_bytes(path: Path) -> int:
-    """Bytes of a file, or of every file under a folder (0 when missing)."""
-    if path.is_file():
-        return path.stat().st_size
+def tree_bytes(path: Path, seen: set | None = None) -> int:
+    """Bytes allocated to a file, or to every file under a folder (0 when missing).  Files already in
+    ``seen`` (device and inode: hard links, such as the published database) count once."""
+    seen = set() if seen is None else seen
+    paths = [path] if path.is_file() else (Path(f, n) for f, _, names in os.walk(path) for n in names)
     total = 0
-    for folder, _, files in os.walk(path):
-        for name in files:
-            with contextlib.suppress(OSError):  # a spill or staging file removed while walking
-                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+    for file in paths:
+        with contextlib.suppress(OSError):  # a spill or staging file removed while walking
+            status = os.lstat(file)
+            if (status.st_dev, status.st_ino) not in seen:
+                seen.add((status.st_dev, status.st_ino))
+                total += status.st_blocks * 512
     return total
 
 
 def disk_parts(work: Path) -> dict[str, int]:
-    """The disk the build of ``run_benchmark.run_dbt`` in ``work`` uses now, by part (bytes allocated)."""
-    database = work / "bench.duckdb"
-
-    def allocated(path: Path) -> int:
-        try:
-            return path.stat().st_blocks * 512
-        except OSError:
-            return 0
-
+    """The disk the build of ``run_benchmark.run_dbt`` in ``work`` uses now, by part (bytes allocated;
+    a file linked from two parts counts in the first: the published database is a hard link to the
+    build file and adds nothing until the next build writes its own copy)."""
+    database, seen = work / "bench.duckdb", set()
     return {
-        "database": allocated(database) + allocated(Path(f"{database}.wal")),
-        "spill": tree_bytes(Path(f"{database}.tmp")),
-        "outputs": tree_bytes(work / "output"),
-        "published": tree_bytes(work / "published"),
+        "database": tree_bytes(database, seen) + tree_bytes(Path(f"{database}.wal"), seen),
+        "spill": tree_bytes(Path(f"{database}.tmp"), seen),
+        "outputs": tree_bytes(work / "output", seen),
+        "published": tree_bytes(work / "published", seen),
     }
 
 

@@ -12,11 +12,15 @@ import os
 
 from dbt.adapters.duckdb.credentials import Attachment
 from dbt.adapters.duckdb.plugins import BasePlugin
+from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 
 from webdedup.engines.duckdb_memory import allocator_settings, memory_limit, remember_configured
 from webdedup.engines.udfs import DUCKDB, for_engine
+from webdedup.outputs.files import own_build_file
 from webdedup.outputs.guards import database_lock_problem
+
+LOGGER = AdapterLogger("web_text_dedup")
 
 
 def _quote_attach_aliases() -> None:
@@ -69,12 +73,16 @@ class Plugin(BasePlugin):
             config.setdefault(name, value)
 
     def configure_connection(self, conn) -> None:
-        # runs just before dbt-duckdb attaches the build file: a lock held by another process is one line
-        # (a DbtRuntimeError), not dbt-duckdb's chained tracebacks
+        # runs just before dbt-duckdb attaches the build file: first the build gets a file of its own when
+        # the last publish shared it with the published database (webdedup/outputs/files.py); then a lock
+        # held by another process is one line (a DbtRuntimeError), not dbt-duckdb's chained tracebacks
         for attachment in (self.creds.attach or []) if self.creds else []:
+            local = "://" not in attachment.path and attachment.path != ":memory:"
+            if local and (done := own_build_file(attachment.path)):
+                LOGGER.info(done)
             if problem := database_lock_problem(attachment.path):
                 raise DbtRuntimeError(problem)
-            if "://" not in attachment.path and attachment.path != ":memory:":
+            if local:
                 # DEDUP_DB_PATH in a folder that does not exist yet: create it, as a database file's
                 # folder is created for the default target/
                 os.makedirs(os.path.dirname(os.path.abspath(attachment.path)), exist_ok=True)

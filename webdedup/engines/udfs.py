@@ -131,15 +131,6 @@ UDFS = (
         side_effects=True,
     ),
     Udf(
-        "webdedup_publish_file",
-        files.publish_file,
-        (("path", "text"), ("target_dir", "text")),
-        "text",
-        frozenset({DUCKDB}),
-        "Copies a file into target_dir under a temporary name and renames it into place.",
-        side_effects=True,
-    ),
-    Udf(
         "webdedup_write_in_row_groups",
         row_groups.write_in_row_groups,
         (("query", "text"), ("path", "text"), ("rows", "bigint")),
@@ -157,7 +148,8 @@ UDFS = (
         (("build_path", "text"), ("publish_dir", "text")),
         "text",
         frozenset({DUCKDB}),
-        "Publishes the checkpointed build database: a copy renamed into place, so readers never see half.",
+        "Publishes the checkpointed build database (attached read-only by then): a hard link renamed into "
+        "place, a copy where the file system has none; readers never see half.",
         side_effects=True,
     ),
     Udf(

@@ -127,10 +127,87 @@ def _clear_flag(out: int, flag: int) -> None:
     fcntl.fcntl(out, fcntl.F_SETFL, fcntl.fcntl(out, fcntl.F_GETFL) & ~flag)
 
 
+#: Beside the build file after a publish that shared it with the published database (a hard link):
+#: "<inode> <size> <mtime in ns>" of the shared file, so the next build knows it is still the one it built.
+SHARED_RECORD_SUFFIX = ".published"
+
+
+def _identity(path: str) -> str:
+    status = os.stat(path)
+    return f"{status.st_ino} {status.st_size} {status.st_mtime_ns}"
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
+
+
 def publish_database(build_path: str, publish_dir: str) -> str:
-    """Publish the (checkpointed) build database: a copy renamed into place, so readers never see half."""
-    published = publish_file(build_path, publish_dir)
-    return published.replace("(already in place)", "(built in place)")
+    """Publish the checkpointed build database, which this process no longer writes (the publish hook
+    attaches it read-only first), into publish_dir: a hard link renamed into place where the file system
+    has one (no byte copied, no second file on disk), else a copy renamed into place.  Readers never see
+    half a file.  A shared file is recorded beside the build file; own_build_file gives the next build
+    its own copy before it writes."""
+    source = os.path.abspath(build_path)
+    target = os.path.join(os.path.abspath(publish_dir), os.path.basename(source))
+    record = source + SHARED_RECORD_SUFFIX
+    if target == source:
+        return f"{target} (built in place)"
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    temporary = f"{target}.{os.getpid()}.tmp"
+    _remove(temporary)
+    _remove(record)
+    try:
+        os.link(source, temporary)
+    except OSError:  # another file system, or one without hard links
+        publish_file(source, os.path.dirname(target))
+        return f"{target} (a copy)"
+    os.replace(temporary, target)
+    write_text(record, _identity(source) + "\n")
+    return f"{target} (a hard link to the build file)"
+
+
+def own_build_file(build_path: str) -> str:
+    """Before a build attaches its file: when the last publish shared it with the published database,
+    copy it to a file of the build's own (renamed into place), so nothing the build writes reaches the
+    analysts' file.  When the shared file changed after that publish (a connection wrote to the published
+    database), it is no longer the state the build left: the build starts from a new, empty file (dbt
+    then builds every model in full).  Returns what was done, '' when nothing was needed."""
+    source = os.path.abspath(build_path)
+    record = source + SHARED_RECORD_SUFFIX
+    try:
+        links = os.stat(source).st_nlink
+    except FileNotFoundError:
+        _remove(record)
+        return ""
+    if links < 2:
+        _remove(record)
+        return ""
+    recorded = ""
+    with contextlib.suppress(FileNotFoundError), open(record, encoding="utf-8") as handle:
+        recorded = handle.read().strip()
+
+    def changed() -> bool:  # a shared file without a record (linked by someone else) is copied as is
+        return bool(recorded) and recorded != _identity(source)
+
+    temporary = f"{source}.{os.getpid()}.tmp"
+    try:
+        if not changed():
+            copy_file(source, temporary)
+    except BaseException:
+        _remove(temporary)
+        raise
+    if changed():  # before or while copying
+        _remove(temporary)
+        os.remove(source)  # the published name keeps the file
+        _remove(record)
+        return (
+            f"{source} was shared with the published database, which was written to after publishing: "
+            "starting from a new build file (a full build)"
+        )
+    os.replace(temporary, source)
+    _remove(record)
+    return f"{source} was shared with the published database: the build writes its own copy"
 
 
 def publish_outputs(staging: str, output_dir: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
+
+from webdedup.outputs.files import own_build_file
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 DBT = str(Path(sys.executable).with_name("dbt"))
@@ -25,6 +28,17 @@ def run_dbt(args: list[str], *, db_path: Path, dbt_vars: dict | None = None, che
     )
     command = [DBT, *args, "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
     return run_command(command, env=env, dbt_vars=dbt_vars, check=check, label=f"dbt {' '.join(args)}")
+
+
+@contextlib.contextmanager
+def edit_build_file(db_path: Path):
+    """A read-write connection to the build file, behind dbt's back.  A successful build shares its file
+    with the published database (a hard link), and a write to the shared file makes the next build a full
+    one (webdedup/outputs/files.py); so the file first becomes the build's own, as the next dbt command
+    would make it."""
+    own_build_file(str(db_path))
+    with duckdb.connect(str(db_path)) as con:
+        yield con
 
 
 def stored_failures(database: Path, select: str, columns: str):

@@ -1,5 +1,7 @@
-"""webdedup/outputs/files.py: the published copy of the database is byte for byte its source, whichever way
-it is written (direct I/O past the page cache, or through it where the file system has no direct I/O)."""
+"""webdedup/outputs/files.py: the published database is the build file (a hard link) or, where the file
+system has no hard links, a copy byte for byte the same, whichever way it is written (direct I/O past the
+page cache, or through it where the file system has no direct I/O); the next build writes a file of its
+own."""
 
 from __future__ import annotations
 
@@ -128,3 +130,64 @@ def test_a_copy_that_fails_midway_keeps_the_published_file_and_leaves_no_tempora
         files.publish_file(str(source), str(published))
     assert sorted(os.listdir(published)) == [source.name]
     assert (published / source.name).read_bytes() == b"the previous build"
+
+
+def test_publish_database_links_the_build_file_and_records_it(tmp_path):
+    build = source_file(tmp_path, 3 * files.DIRECT_ALIGN)
+    published = tmp_path / "published"
+    assert files.publish_database(str(build), str(published)).endswith("(a hard link to the build file)")
+    assert os.path.samefile(build, published / build.name)
+    assert sorted(os.listdir(published)) == [build.name]
+    status = build.stat()
+    record = tmp_path / (build.name + files.SHARED_RECORD_SUFFIX)
+    assert record.read_text().split() == [str(status.st_ino), str(status.st_size), str(status.st_mtime_ns)]
+
+
+def test_without_hard_links_the_published_database_is_a_copy(tmp_path, monkeypatch):
+    def no_links(*args):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", no_links)
+    build = source_file(tmp_path, 3 * files.DIRECT_ALIGN + 1)
+    published = tmp_path / "published"
+    assert files.publish_database(str(build), str(published)).endswith("(a copy)")
+    assert not os.path.samefile(build, published / build.name)
+    assert (published / build.name).read_bytes() == build.read_bytes()
+    assert not (tmp_path / (build.name + files.SHARED_RECORD_SUFFIX)).exists()
+    assert files.own_build_file(str(build)) == ""  # nothing shared: the build writes its file in place
+
+
+def test_the_next_build_writes_its_own_copy_and_the_published_file_keeps_its_bytes(tmp_path):
+    build = source_file(tmp_path, 5 * files.DIRECT_ALIGN + 3)
+    published = tmp_path / "published"
+    files.publish_database(str(build), str(published))
+    before = build.read_bytes()
+    assert "writes its own copy" in files.own_build_file(str(build))
+    assert not os.path.samefile(build, published / build.name)
+    assert build.read_bytes() == before == (published / build.name).read_bytes()
+    with open(build, "r+b") as handle:  # what the build writes now
+        handle.write(b"new")
+    assert (published / build.name).read_bytes() == before
+    assert not (tmp_path / (build.name + files.SHARED_RECORD_SUFFIX)).exists()
+    assert sorted(os.listdir(tmp_path)) == sorted([build.name, "published"])
+    assert files.own_build_file(str(build)) == ""  # once is enough
+
+
+def test_a_published_file_written_to_after_publishing_starts_a_new_build_file(tmp_path):
+    build = source_file(tmp_path, 2 * files.DIRECT_ALIGN)
+    published = tmp_path / "published"
+    files.publish_database(str(build), str(published))
+    with open(published / build.name, "ab") as handle:  # an analyst's read-write connection
+        handle.write(b"an analyst's table")
+    assert "a full build" in files.own_build_file(str(build))
+    assert not build.exists()  # dbt then builds every model into a new file
+    assert (published / build.name).read_bytes().endswith(b"an analyst's table")
+    assert not (tmp_path / (build.name + files.SHARED_RECORD_SUFFIX)).exists()
+
+
+def test_a_hard_link_made_by_someone_else_is_copied_too(tmp_path):
+    build = source_file(tmp_path, files.DIRECT_ALIGN + 9)
+    os.link(build, tmp_path / "backup.duckdb")
+    assert "writes its own copy" in files.own_build_file(str(build))
+    assert not os.path.samefile(build, tmp_path / "backup.duckdb")
+    assert build.read_bytes() == (tmp_path / "backup.duckdb").read_bytes()

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks import generate_corpus
-from tests.python.helpers.dbt_runner import run_dbt
+from tests.python.helpers.dbt_runner import edit_build_file, run_dbt
 
 OUTPUTS = [
     "fingerprinted.parquet",
@@ -138,7 +138,7 @@ def _marked_then_new_batch(work, corpus, first, added, marks, selector):
     pq.write_table(corpus.slice(0, first), folder / "batch-1.parquet")
     _build(work, "incremental", folder)
     db_path = work / "incremental" / "db.duckdb"
-    with duckdb.connect(str(db_path)) as con:
+    with edit_build_file(db_path) as con:
         for mark in marks:
             con.execute(mark)
     pq.write_table(corpus.slice(first, added), folder / "batch-2.parquet")
@@ -217,7 +217,7 @@ def test_only_new_or_changed_input_rows_are_stored_again(tmp_path, corpus):
     ids = first.column("doc_id").to_pylist()
     db_path = tmp_path / "incremental" / "db.duckdb"
     # Mark two stored rows behind dbt's back: a build that stored every input row again would undo it.
-    with duckdb.connect(str(db_path)) as con:
+    with edit_build_file(db_path) as con:
         con.execute(
             "update main_internal.stg_documents set body = 'stored earlier' where doc_id in (?, ?)", ids[:2]
         )
@@ -277,7 +277,7 @@ def test_files_staged_before_are_not_read_again_until_they_change(tmp_path, corp
     stg = "main_internal.stg_documents"
     first_id = corpus.column("doc_id")[0].as_py()
     # Mark a stored row behind dbt's back: a build that read batch-1 again would undo it.
-    with duckdb.connect(str(db_path)) as con:
+    with edit_build_file(db_path) as con:
         con.execute(f"update {stg} set title = 'marked' where doc_id = ?", [first_id])
 
     _write(corpus.slice(300, 100), second)

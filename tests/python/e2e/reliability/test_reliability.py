@@ -318,6 +318,7 @@ def test_readers_of_the_published_database_never_block_the_build(tmp_path):
     db_path = tmp_path / "web_text_dedup.duckdb"
     published = tmp_path / "published" / "web_text_dedup.duckdb"
     run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    assert os.path.samefile(db_path, published)  # published as a hard link: the database is on disk once
     reader = subprocess.Popen(
         [sys.executable, "-c", READER, str(published)],
         stdin=subprocess.PIPE,
@@ -343,6 +344,29 @@ def test_readers_of_the_published_database_never_block_the_build(tmp_path):
     ]  # new readers see the new one
     fresh.close()
     assert not [p for p in published.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_published_database_written_to_makes_the_next_build_a_full_build(tmp_path):
+    """The published file is the build file until the next dbt command gives the build its own copy: a
+    connection that writes to the published file in between changes what the build would start from, so
+    the next build starts from a new file (a full build: the fixture's results, without the analyst's
+    table) and says so."""
+    db_path = tmp_path / "web_text_dedup.duckdb"
+    published = tmp_path / "published" / "web_text_dedup.duckdb"
+    run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    with duckdb.connect(str(published)) as analyst:
+        analyst.execute("create table my_notes as select 1 as note")
+        analyst.execute("delete from main.clusters")
+    rebuilt = run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
+    assert (
+        f"{db_path} was shared with the published database, which was written to after publishing: starting"
+        " from a new build file (a full build)" in rebuilt.stdout
+    )
+    for path in (db_path, published):
+        with duckdb.connect(str(path), read_only=True) as con:
+            assert con.execute("select count(*) from main.clusters").fetchone()[0] == 24
+            assert con.execute("select count(*) from deduped_documents").fetchone()[0] == 12
+            assert not con.execute("select * from duckdb_tables() where table_name = 'my_notes'").fetchall()
 
 
 def test_a_failed_build_does_not_publish(tmp_path):
