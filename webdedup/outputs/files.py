@@ -47,22 +47,35 @@ def write_text(path: str, text: str) -> str:
     return os.path.abspath(path)
 
 
-def publish_file(path: str, target_dir: str) -> str:
-    """Copy path into target_dir under a temporary name, then rename it into place; returns the target."""
+def publish_file(path: str, target_dir: str, place=None) -> str:
+    """Put path into target_dir under a temporary name with ``place(source, temporary)`` (default
+    copy_file; link_or_copy shares the file), then rename it into place; returns the target."""
     source = os.path.abspath(path)
     target = os.path.join(os.path.abspath(target_dir), os.path.basename(source))
     if target == source:
         return f"{target} (already in place)"
     os.makedirs(os.path.dirname(target), exist_ok=True)
     temporary = f"{target}.{os.getpid()}.tmp"
+    _remove(temporary)  # an interrupted run's (a hard link cannot replace it)
     try:
-        copy_file(source, temporary)
+        (place or copy_file)(source, temporary)
     except BaseException:  # a full disk, an interrupt: the previous file stays, no half copy beside it
         with contextlib.suppress(OSError):
             os.remove(temporary)
         raise
     os.replace(temporary, target)
     return target
+
+
+def link_or_copy(source: str, target: str) -> str:
+    """Hard-link ``source`` as the new file ``target`` (no byte copied); where the file system cannot
+    (another file system, none with hard links) copy it with copy_file.  Returns 'link' or copy_file's
+    answer."""
+    try:
+        os.link(source, target)
+    except OSError:
+        return copy_file(source, target)
+    return "link"
 
 
 def copy_file(source: str, target: str) -> str:
@@ -149,20 +162,13 @@ def publish_database(build_path: str, publish_dir: str) -> str:
     half a file.  A shared file is recorded beside the build file; own_build_file gives the next build
     its own copy before it writes."""
     source = os.path.abspath(build_path)
-    target = os.path.join(os.path.abspath(publish_dir), os.path.basename(source))
     record = source + SHARED_RECORD_SUFFIX
-    if target == source:
-        return f"{target} (built in place)"
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    temporary = f"{target}.{os.getpid()}.tmp"
-    _remove(temporary)
     _remove(record)
-    try:
-        os.link(source, temporary)
-    except OSError:  # another file system, or one without hard links
-        publish_file(source, os.path.dirname(target))
+    target = publish_file(source, publish_dir, place=link_or_copy)
+    if target.endswith("(already in place)"):
+        return target.replace("(already in place)", "(built in place)")
+    if not os.path.samefile(source, target):
         return f"{target} (a copy)"
-    os.replace(temporary, target)
     write_text(record, _identity(source) + "\n")
     return f"{target} (a hard link to the build file)"
 

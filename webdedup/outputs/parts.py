@@ -21,9 +21,10 @@ from __future__ import annotations
 import glob
 import json
 import os
-import shutil
 
 import pyarrow.parquet as pq
+
+from webdedup.outputs.files import link_or_copy
 
 PART_PREFIX = "part-"
 CHANGE_COLUMN = "part_change"
@@ -70,10 +71,7 @@ def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
         numbers = part_numbers(published)
         for existing in numbers:
             name = part_name(existing)
-            try:
-                os.link(os.path.join(published, name), os.path.join(staged, name))
-            except OSError:  # a file system without hard links: a copy
-                shutil.copyfile(os.path.join(published, name), os.path.join(staged, name))
+            link_or_copy(os.path.join(published, name), os.path.join(staged, name))
         number = numbers[-1] + 1
     staged = os.path.abspath(staged)
     path = os.path.join(staged, part_name(number))
