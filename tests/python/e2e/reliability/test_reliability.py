@@ -2,6 +2,7 @@
 
 import hashlib
 import itertools
+import json
 import os
 import signal
 import subprocess
@@ -367,6 +368,38 @@ def test_a_published_database_written_to_makes_the_next_build_a_full_build(tmp_p
             assert con.execute("select count(*) from main.clusters").fetchone()[0] == 24
             assert con.execute("select count(*) from deduped_documents").fetchone()[0] == 12
             assert not con.execute("select * from duckdb_tables() where table_name = 'my_notes'").fetchall()
+
+
+def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
+    """After a publish the build file is the published file (one inode).  `dbt docs generate`, `dbt show`
+    and `dbt compile` only read it: they attach it read-only and leave it shared (no copy, which at 10M
+    pages is ~18 GB); the next build still gets a file of its own and leaves the published one as it was."""
+    db_path = tmp_path / "web_text_dedup.duckdb"
+    published = tmp_path / "published" / "web_text_dedup.duckdb"
+    out = {"output_dir": str(tmp_path / "out")}
+    run_dbt(["build"], db_path=db_path, dbt_vars=out)
+    before = hashlib.sha256(published.read_bytes()).hexdigest()
+    docs = run_dbt(
+        ["docs", "generate", "--target-path", str(tmp_path / "target")], db_path=db_path, dbt_vars=out
+    )
+    shown = run_dbt(
+        ["show", "--inline", "select count(*) as kept from {{ ref('deduped_documents') }}"],
+        db_path=db_path,
+        dbt_vars=out,
+    )
+    compiled = run_dbt(["compile", "-s", "clusters"], db_path=db_path, dbt_vars=out)
+    assert "|   12 |" in shown.stdout
+    catalog = json.loads((tmp_path / "target" / "catalog.json").read_text())
+    assert "model.web_text_dedup.clusters" in catalog["nodes"]  # the catalog read the tables
+    for result in (docs, shown, compiled):
+        assert "own copy" not in result.stdout
+    assert os.path.samefile(db_path, published)
+    assert hashlib.sha256(published.read_bytes()).hexdigest() == before
+    shared = published.stat().st_ino
+    rebuilt = run_dbt(["build", "-s", "clusters"], db_path=db_path, dbt_vars=out)
+    assert "the build writes its own copy" in rebuilt.stdout
+    assert db_path.stat().st_ino != shared  # the build wrote to its own file, then published it
+    assert os.path.samefile(db_path, published)
 
 
 def test_a_failed_build_does_not_publish(tmp_path):
