@@ -249,7 +249,7 @@ def dbt_executable() -> str:
 
 
 def clear_build(work: Path) -> None:
-    """Remove an earlier build in ``work``: database, outputs and the published copy (an earlier run's
+    """Remove an earlier build in ``work``: database, outputs and the published database (an earlier run's
     would count in the disk figures of one without publishing)."""
     database = work / "bench.duckdb"
     for stale in (database, Path(f"{database}.wal")):
@@ -300,7 +300,7 @@ def run_dbt(
     env = {
         **os.environ,
         "DEDUP_DB_PATH": str(database),
-        # the default publish step (a copy of the database for analysts) is part of the measured build
+        # the default publish step (the analysts' database: a hard link, or a copy) is part of the build
         "DEDUP_PUBLISH_DIR": str(work / "published") if publish else "none",
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }

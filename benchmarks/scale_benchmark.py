@@ -7,8 +7,9 @@ it at ``--rensa-at`` (default 1M) in the same invocation.  Per size it reports:
 
 * wall time and peak RSS of the build's process tree (``run_benchmark.run_measured``);
 * peak disk, sampled every 0.5 s while the build runs: the database (build file and WAL), DuckDB's
-  spill folder (``<database>.tmp``), the output folder and the published copy of the database, each
-  at its own peak and all four together at their joint peak, against the input's size on disk;
+  spill folder (``<database>.tmp``), the output folder and the published database (a hard link to the
+  build file counts once), each at its own peak and all four together at their joint peak, against
+  the input's size on disk;
 * every stage's time (dbt's run_results.json).
 
 It writes the figures as JSON and draws the cost curve (wall time and peak RSS against documents, both
@@ -231,7 +232,7 @@ def format_results(results: list[dict], settings: dict) -> str:
     lines = [
         "scale benchmark: full dbt build (tests, outputs, published database), "
         f"threads {settings['threads']}, DuckDB memory limit {settings['memory_limit']}, "
-        f"peak RSS via {settings['rss_method']}, published copy of the database "
+        f"peak RSS via {settings['rss_method']}, published database "
         f"{'on' if settings['published_copy'] else 'off (--no-publish)'}",
         "",
         f"{'documents':>11} {'input':>9} {'wall s':>8} {'x prev':>6} {'CPU s':>8} {'peak RSS':>9} "
@@ -253,7 +254,7 @@ def format_results(results: list[dict], settings: dict) -> str:
         )
         previous = dbt["wall_seconds"] if ok else None
     lines.append(
-        "disk peak: database + spill + outputs + published copy at their joint peak (sampled every "
+        "disk peak: database + spill + outputs + published database at their joint peak (sampled every "
         f"{SAMPLE_SECONDS} s); each part's column is its own peak; /input = disk peak / input Parquet size"
     )
     for item in results:
@@ -414,7 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", help="write all figures to this JSON file")
     parser.add_argument("--rss", choices=("auto", "time", "psutil"), default="auto")
     parser.add_argument(
-        "--no-publish", action="store_true", help="DEDUP_PUBLISH_DIR=none: no published copy of the database"
+        "--no-publish", action="store_true", help="DEDUP_PUBLISH_DIR=none: no published database"
     )
     parser.add_argument(
         "--min-free-gb",

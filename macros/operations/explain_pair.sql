@@ -113,7 +113,7 @@
 
 {#-
   The database explain_pair reads: {path, relations}, relations mapping each model it queries to its
-  table in that database.  The published copy (or another file) is attached read-only under its own
+  table in that database.  The published database (or another file) is attached read-only under its own
   alias; its tables have the build's schemas and names.
 -#}
 {% macro _explain_pair_source(database) %}

@@ -31,7 +31,7 @@ READ_ONLY_COMMANDS = frozenset({"compile", "debug", "generate", "list", "parse",
 
 def _quote_attach_aliases() -> None:
     """profiles.yml attaches the build file (DEDUP_DB_PATH) under its stem, the name DuckDB gives a file
-    it opens, so that the views in the published copy resolve.  dbt-duckdb 1.11 writes
+    it opens, so that the views in the published database resolve.  dbt-duckdb 1.11 writes
     ``ATTACH '<path>' AS <alias>`` with the alias unquoted, which makes a file named like
     ``my-crawl.duckdb`` or ``default.duckdb`` a syntax error; this quotes it (the rest of the statement
     stays dbt-duckdb's).  Runs when dbt-duckdb loads this plugin, before it opens the database."""

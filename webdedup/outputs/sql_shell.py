@@ -1,7 +1,7 @@
 """A SQL shell on the published database: ``make sql`` (interactive) and ``make sql Q="select ..."``.
 
 ``python -m webdedup.outputs.sql_shell [--db PATH] [QUERY]`` opens the database read-only (by default the
-published copy a successful ``dbt build`` writes: ``$DEDUP_PUBLISH_DIR/<file name of $DEDUP_DB_PATH>``, as
+published database a successful ``dbt build`` writes: ``$DEDUP_PUBLISH_DIR/<file name of $DEDUP_DB_PATH>``, as
 macros/outputs/publish_database.sql does), runs QUERY and prints the whole result, every row and every column,
 or, without QUERY, reads statements (ending with ``;``) from the terminal until end of input.
 
@@ -23,7 +23,7 @@ import sys
 
 import duckdb
 
-# The build file's default path is profiles.yml's (DEDUP_DB_PATH); the published copy keeps its name.
+# The build file's default path is profiles.yml's (DEDUP_DB_PATH); the published database keeps its name.
 DEFAULT_BUILD_PATH = "target/web_text_dedup.duckdb"
 TABLES = """
 with relations as (
