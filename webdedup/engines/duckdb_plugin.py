@@ -90,7 +90,7 @@ class Plugin(BasePlugin):
                 attachment.read_only = True
             elif local and (done := own_build_file(attachment.path)):
                 LOGGER.info(done)
-            if problem := database_lock_problem(attachment.path):
+            if problem := database_lock_problem(attachment.path, read_only=bool(attachment.read_only)):
                 raise DbtRuntimeError(problem)
             if local:
                 # DEDUP_DB_PATH in a folder that does not exist yet: create it, as a database file's

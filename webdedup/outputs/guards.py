@@ -114,10 +114,12 @@ def _lock_error(path: str, read_only: bool) -> str:
     return ""
 
 
-def database_lock_problem(path: str) -> str:
+def database_lock_problem(path: str, read_only: bool = False) -> str:
+    """Why the build cannot open path now (another process holds it), '' when it can.  read_only: the
+    command attaches it read-only, which other readers (analysts on the published file) do not block."""
     if not path or path == ":memory:" or "://" in path or not os.path.isfile(path):
         return ""
-    error = _lock_error(path, read_only=False)
+    error = _lock_error(path, read_only=read_only)
     if not error:
         return ""
     holder = lock_holder(error) or "another process"

@@ -373,12 +373,20 @@ def test_a_published_database_written_to_makes_the_next_build_a_full_build(tmp_p
 def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
     """After a publish the build file is the published file (one inode).  `dbt docs generate`, `dbt show`
     and `dbt compile` only read it: they attach it read-only and leave it shared (no copy, which at 10M
-    pages is ~18 GB); the next build still gets a file of its own and leaves the published one as it was."""
+    pages is ~18 GB), beside an analyst reading the published file; the next build still gets a file of
+    its own and leaves the published one as it was."""
     db_path = tmp_path / "web_text_dedup.duckdb"
     published = tmp_path / "published" / "web_text_dedup.duckdb"
     out = {"output_dir": str(tmp_path / "out")}
     run_dbt(["build"], db_path=db_path, dbt_vars=out)
     before = hashlib.sha256(published.read_bytes()).hexdigest()
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(published)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert reader.stdout.readline().strip() == "24"  # an analyst holds a read-only connection throughout
     docs = run_dbt(
         ["docs", "generate", "--target-path", str(tmp_path / "target")], db_path=db_path, dbt_vars=out
     )
@@ -397,6 +405,10 @@ def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
     assert hashlib.sha256(published.read_bytes()).hexdigest() == before
     shared = published.stat().st_ino
     rebuilt = run_dbt(["build", "-s", "clusters"], db_path=db_path, dbt_vars=out)
+    reader.stdin.write("\n")
+    reader.stdin.flush()
+    assert reader.stdout.readline().strip() == "24"
+    assert reader.wait() == 0
     assert "the build writes its own copy" in rebuilt.stdout
     assert db_path.stat().st_ino != shared  # the build wrote to its own file, then published it
     assert os.path.samefile(db_path, published)
