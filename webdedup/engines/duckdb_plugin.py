@@ -18,14 +18,14 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from webdedup.engines.duckdb_memory import allocator_settings, memory_limit, remember_configured
 from webdedup.engines.udfs import DUCKDB, for_engine
-from webdedup.outputs.files import own_build_file, shares_build_file
+from webdedup.outputs.files import own_build_file
 from webdedup.outputs.guards import database_lock_problem
 
 LOGGER = AdapterLogger("web_text_dedup")
 
-# dbt commands (flags.WHICH) that never write to the build file: when it is shared with the published
-# database they attach it read-only instead of giving the build its own copy first (which at 10M pages
-# copies about 18 GB for a `dbt docs generate`)
+# dbt commands (flags.WHICH) that never write to the build file: they attach it read-only, so they
+# neither copy a file shared with the published database (about 18 GB at 10M pages for a `dbt docs
+# generate`) nor wait for readers of it
 READ_ONLY_COMMANDS = frozenset({"compile", "debug", "generate", "list", "parse", "show"})
 
 
@@ -79,14 +79,14 @@ class Plugin(BasePlugin):
             config.setdefault(name, value)
 
     def configure_connection(self, conn) -> None:
-        # runs just before dbt-duckdb attaches the build file: when the last publish shared it with the
-        # published database (webdedup/outputs/files.py), a command that only reads attaches it read-only
-        # and any other first gives the build a file of its own; then a lock held by another process is
-        # one line (a DbtRuntimeError), not dbt-duckdb's chained tracebacks
+        # runs just before dbt-duckdb attaches the build file: a command that only reads attaches an
+        # existing file read-only; any other first gives the build a file of its own when the last publish
+        # shared it with the published database (webdedup/outputs/files.py); then a lock held by another
+        # process is one line (a DbtRuntimeError), not dbt-duckdb's chained tracebacks
         reads_only = getattr(get_flags(), "WHICH", None) in READ_ONLY_COMMANDS
         for attachment in (self.creds.attach or []) if self.creds else []:
             local = "://" not in attachment.path and attachment.path != ":memory:"
-            if local and reads_only and shares_build_file(attachment.path):
+            if local and reads_only and os.path.isfile(attachment.path):
                 attachment.read_only = True
             elif local and (done := own_build_file(attachment.path)):
                 LOGGER.info(done)

@@ -173,15 +173,6 @@ def publish_database(build_path: str, publish_dir: str) -> str:
     return f"{target} (a hard link to the build file)"
 
 
-def shares_build_file(build_path: str) -> bool:
-    """Whether the build file is also another name's (the published database's hard link): a command
-    that only reads it then attaches it read-only, so nothing is copied (engines/duckdb_plugin.py)."""
-    try:
-        return os.stat(build_path).st_nlink > 1
-    except FileNotFoundError:
-        return False
-
-
 def own_build_file(build_path: str) -> str:
     """Before a build attaches its file: when the last publish shared it with the published database,
     copy it to a file of the build's own (renamed into place), so nothing the build writes reaches the

@@ -191,13 +191,3 @@ def test_a_hard_link_made_by_someone_else_is_copied_too(tmp_path):
     assert "writes its own copy" in files.own_build_file(str(build))
     assert not os.path.samefile(build, tmp_path / "backup.duckdb")
     assert build.read_bytes() == (tmp_path / "backup.duckdb").read_bytes()
-
-
-def test_a_build_file_is_shared_while_the_published_database_is_its_hard_link(tmp_path):
-    build = source_file(tmp_path, files.DIRECT_ALIGN)
-    assert not files.shares_build_file(str(tmp_path / "missing.duckdb"))
-    assert not files.shares_build_file(str(build))
-    files.publish_database(str(build), str(tmp_path / "published"))
-    assert files.shares_build_file(str(build))
-    files.own_build_file(str(build))
-    assert not files.shares_build_file(str(build))

@@ -18,6 +18,7 @@ import pytest
 
 from tests.python.helpers.dbt_runner import DBT, PROJECT_ROOT, run_dbt
 from webdedup.core import reference as ref
+from webdedup.outputs.files import own_build_file
 
 pytestmark = pytest.mark.dbt
 
@@ -412,6 +413,29 @@ def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
     assert "the build writes its own copy" in rebuilt.stdout
     assert db_path.stat().st_ino != shared  # the build wrote to its own file, then published it
     assert os.path.samefile(db_path, published)
+
+    # a build file of its own (publishing off, or after a writing command) is attached read-only too:
+    # a reader of it does not block `dbt show`
+    own_build_file(str(db_path))
+    own = db_path.stat().st_ino
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(db_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert reader.stdout.readline().strip() == "24"
+    shown = run_dbt(
+        ["show", "--inline", "select count(*) as kept from {{ ref('deduped_documents') }}"],
+        db_path=db_path,
+        dbt_vars=out,
+    )
+    assert "|   12 |" in shown.stdout
+    reader.stdin.write("\n")
+    reader.stdin.flush()
+    assert reader.stdout.readline().strip() == "24"
+    assert reader.wait() == 0
+    assert db_path.stat().st_ino == own
 
 
 def test_a_failed_build_does_not_publish(tmp_path):
