@@ -316,17 +316,37 @@ print(con.sql("select count(*) from main_internal.stg_documents").fetchall()[0][
 """
 
 
+def _start_reader(path):
+    """A process holding a read-only connection to path (READER): it prints the page count, waits for a
+    line on stdin (_ask_again), prints it again and exits."""
+    return subprocess.Popen(
+        [sys.executable, "-c", READER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _ask_again(reader):
+    reader.stdin.write("\n")
+    reader.stdin.flush()
+
+
+def _show_kept(db_path, dbt_vars):
+    """`dbt show` of the release's row count."""
+    return run_dbt(
+        ["show", "--inline", "select count(*) as kept from {{ ref('deduped_documents') }}"],
+        db_path=db_path,
+        dbt_vars=dbt_vars,
+    )
+
+
 def test_readers_of_the_published_database_never_block_the_build(tmp_path):
     db_path = tmp_path / "web_text_dedup.duckdb"
     published = tmp_path / "published" / "web_text_dedup.duckdb"
     run_dbt(["build"], db_path=db_path, dbt_vars={"output_dir": str(tmp_path / "out")})
     assert os.path.samefile(db_path, published)  # published as a hard link: the database is on disk once
-    reader = subprocess.Popen(
-        [sys.executable, "-c", READER, str(published)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    reader = _start_reader(published)
     assert reader.stdout.readline().strip() == "24"  # the analyst holds a read-only connection
     corpus = tmp_path / "docs.csv"
     corpus.write_text(HEADER + "a,s,d,2024-01-01,t,one two three\nb,s,e,2024-01-02,t,four five six\n")
@@ -336,8 +356,7 @@ def test_readers_of_the_published_database_never_block_the_build(tmp_path):
         db_path=db_path,
         dbt_vars={"documents_path": str(corpus), "output_dir": str(tmp_path / "out")},
     )
-    reader.stdin.write("\n")
-    reader.stdin.flush()
+    _ask_again(reader)
     assert reader.stdout.readline().strip() == "24"  # the open connection keeps the old, complete result
     reader.wait()
     fresh = duckdb.connect(str(published), read_only=True)
@@ -381,21 +400,12 @@ def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
     out = {"output_dir": str(tmp_path / "out")}
     run_dbt(["build"], db_path=db_path, dbt_vars=out)
     before = hashlib.sha256(published.read_bytes()).hexdigest()
-    reader = subprocess.Popen(
-        [sys.executable, "-c", READER, str(published)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    reader = _start_reader(published)
     assert reader.stdout.readline().strip() == "24"  # an analyst holds a read-only connection throughout
     docs = run_dbt(
         ["docs", "generate", "--target-path", str(tmp_path / "target")], db_path=db_path, dbt_vars=out
     )
-    shown = run_dbt(
-        ["show", "--inline", "select count(*) as kept from {{ ref('deduped_documents') }}"],
-        db_path=db_path,
-        dbt_vars=out,
-    )
+    shown = _show_kept(db_path, out)
     compiled = run_dbt(["compile", "-s", "clusters"], db_path=db_path, dbt_vars=out)
     assert "|   12 |" in shown.stdout
     catalog = json.loads((tmp_path / "target" / "catalog.json").read_text())
@@ -406,8 +416,7 @@ def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
     assert hashlib.sha256(published.read_bytes()).hexdigest() == before
     shared = published.stat().st_ino
     rebuilt = run_dbt(["build", "-s", "clusters"], db_path=db_path, dbt_vars=out)
-    reader.stdin.write("\n")
-    reader.stdin.flush()
+    _ask_again(reader)
     assert reader.stdout.readline().strip() == "24"
     assert reader.wait() == 0
     assert "the build writes its own copy" in rebuilt.stdout
@@ -418,21 +427,11 @@ def test_commands_that_only_read_do_not_copy_a_published_build_file(tmp_path):
     # a reader of it does not block `dbt show`
     own_build_file(str(db_path))
     own = db_path.stat().st_ino
-    reader = subprocess.Popen(
-        [sys.executable, "-c", READER, str(db_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    reader = _start_reader(db_path)
     assert reader.stdout.readline().strip() == "24"
-    shown = run_dbt(
-        ["show", "--inline", "select count(*) as kept from {{ ref('deduped_documents') }}"],
-        db_path=db_path,
-        dbt_vars=out,
-    )
+    shown = _show_kept(db_path, out)
     assert "|   12 |" in shown.stdout
-    reader.stdin.write("\n")
-    reader.stdin.flush()
+    _ask_again(reader)
     assert reader.stdout.readline().strip() == "24"
     assert reader.wait() == 0
     assert db_path.stat().st_ino == own
