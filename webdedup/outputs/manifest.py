@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ from importlib import metadata
 import pyarrow as pa
 
 from webdedup.inputs.input_files import file_key, list_documents_files
+from webdedup.outputs.parts import PART_HASHES_FILE
 
 #: The settings-row columns that name the input (reported under "source"), where outputs go (not reported:
 #: they are machine paths) and what ran (reported under "backends"); every other column is a setting.
@@ -46,12 +48,40 @@ SEED_PATH = "seeds/documents.csv"
 def sha256_file(path: str) -> str:
     """The sha256 of a file; of a folder of part files, the sha256 of its files' names and sha256s."""
     if os.path.isdir(path):
-        return input_digest(sorted(os.path.join(path, name) for name in os.listdir(path)))
+        return named_digest(folder_hashes(path))
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def folder_hashes(folder: str, remember: bool = False) -> list[tuple[str, str]]:
+    """(name, sha256) of every file of ``folder`` but PART_HASHES_FILE, by name.  The sha256 of a file whose
+    inode, size and modification time PART_HASHES_FILE records is taken from it; ``remember`` writes the
+    file again for what the folder now holds."""
+    try:
+        with open(os.path.join(folder, PART_HASHES_FILE), encoding="utf-8") as handle:
+            known = json.load(handle)
+    except (FileNotFoundError, ValueError):
+        known = {}
+    hashes, stamps = [], {}
+    for name in sorted(os.listdir(folder)):
+        if name == PART_HASHES_FILE:
+            continue
+        path = os.path.join(folder, name)
+        stat = os.stat(path)
+        stamp = [stat.st_ino, stat.st_size, stat.st_mtime_ns]
+        entry = known.get(name)
+        sha256 = entry[3] if isinstance(entry, list) and entry[:3] == stamp else sha256_file(path)
+        stamps[name] = [*stamp, sha256]
+        hashes.append((name, sha256))
+    if remember:  # a new file, never a write through the hard link stage_parts may have made
+        scratch = os.path.join(folder, PART_HASHES_FILE + ".tmp")
+        with open(scratch, "w", encoding="utf-8") as handle:
+            json.dump(stamps, handle, indent=0, sort_keys=True)
+        os.replace(scratch, os.path.join(folder, PART_HASHES_FILE))
+    return hashes
 
 
 def input_files(
@@ -167,12 +197,18 @@ def build_manifest(
             {
                 "file": name,
                 "rows": None if rows is None else int(rows),
-                "sha256": sha256_file(os.path.join(staging, name))
-                if os.path.exists(os.path.join(staging, name))
-                else None,
+                "sha256": _staged_sha256(os.path.join(staging, name)),
             }
             for name, rows in outputs
         ],
         "versions": package_versions(),
         "backends": {"engine": engine, "fingerprints": fingerprints, **dict(sorted(implementations.items()))},
     }
+
+
+def _staged_sha256(path: str) -> str | None:
+    """The sha256 of a staged output (None when it was not written); a folder's part hashes are remembered
+    in it for the next build (PART_HASHES_FILE)."""
+    if os.path.isdir(path):
+        return named_digest(folder_hashes(path, remember=True))
+    return sha256_file(path) if os.path.exists(path) else None

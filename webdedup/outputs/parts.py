@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import shutil
 
 import pyarrow.parquet as pq
 
@@ -31,6 +32,12 @@ CHANGE_COLUMN = "part_change"
 HASH_COLUMN = "part_row_hash"
 #: The column current_rows_sql names the part file in (read_parquet's ``filename`` option).
 FILE_COLUMN = "part_file"
+#: In a folder of parts: each file's sha256 with its inode, size and modification time (JSON, name ->
+#: [inode, size, mtime_ns, sha256]; webdedup/outputs/manifest.py ``folder_hashes``).  A part never changes
+#: once written and the next build stages it as a hard link (the same inode and times), so that build's
+#: manifest hashes only the part it wrote, not every part of the release again.  Not a part (no glob of
+#: parts matches it) and not in the folder's sha256.
+PART_HASHES_FILE = ".part-sha256.json"
 
 
 def part_name(number: int, extension: str = ".parquet") -> str:
@@ -72,6 +79,8 @@ def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
         for existing in numbers:
             name = part_name(existing)
             link_or_copy(os.path.join(published, name), os.path.join(staged, name))
+        if os.path.isfile(os.path.join(published, PART_HASHES_FILE)):  # a copy: the manifest rewrites it
+            shutil.copyfile(os.path.join(published, PART_HASHES_FILE), os.path.join(staged, PART_HASHES_FILE))
         number = numbers[-1] + 1
     staged = os.path.abspath(staged)
     path = os.path.join(staged, part_name(number))

@@ -1,8 +1,10 @@
 """webdedup/outputs/parts.py: folders of parts, one per build (var incremental_outputs).
 
 current_rows_sql against a brute-force replay of random histories; stage_parts' numbering, hard links and
-new histories; drop_empty_part; the SQL docs/operations.md shows is the function's."""
+new histories; drop_empty_part; the manifest's memo of part hashes; the SQL docs/operations.md shows is
+the function's."""
 
+import hashlib
 import json
 import os
 import random
@@ -14,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from webdedup.outputs import parts
+from webdedup.outputs import manifest, parts
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -98,3 +100,42 @@ def test_the_docs_show_the_functions_sql():
     (shown,) = re.findall(r"```sql\n(create view current_release as\n.*?)```", text, re.S)
     sql = parts.current_rows_sql("output/deduped_documents.parquet", "doc_id")
     assert " ".join(shown.split()) == f"create view current_release as {sql};"
+
+
+def test_the_manifest_hashes_only_the_parts_a_build_wrote(tmp_path, monkeypatch):
+    published, staged = tmp_path / "out" / "x.parquet", tmp_path / "staging" / "x.parquet"
+    published.mkdir(parents=True)
+    for number in (0, 1):
+        _write_part(published, number, {("x", number): "v"}, [])
+
+    def brute_force(folder):  # the folder's sha256 as defined: names and bytes of its parts
+        files = sorted(p for p in folder.iterdir() if p.name.startswith(parts.PART_PREFIX))
+        return manifest.named_digest((p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in files)
+
+    assert manifest._staged_sha256(str(published)) == brute_force(published)  # remembers the hashes
+    parts.stage_parts(str(published), str(staged), "a, b", False)
+    memo = staged / parts.PART_HASHES_FILE
+    assert memo.is_file() and not os.path.samefile(memo, published / parts.PART_HASHES_FILE)
+    _write_part(staged, 2, {("x", 2): "w"}, [])
+    read = []
+
+    def counted(path):
+        read.append(os.path.basename(path))
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+    monkeypatch.setattr(manifest, "sha256_file", counted)
+    assert manifest._staged_sha256(str(staged)) == brute_force(staged)
+    assert read == [parts.part_name(2)]  # the linked parts' hashes came from the memo
+    # a part replaced under its name (a new file), or rewritten in place with the same size: hashed again
+    (staged / parts.part_name(0)).unlink()
+    _write_part(staged, 0, {("x", 0): "u"}, [])
+    part_one = staged / parts.part_name(1)
+    written = part_one.stat().st_mtime_ns
+    part_one.write_bytes(part_one.read_bytes().replace(b"x", b"y"))
+    os.utime(part_one, ns=(written, written + 10**9))  # a later time even on a coarse clock
+    read.clear()
+    assert manifest._staged_sha256(str(staged)) == brute_force(staged)
+    assert sorted(read) == [parts.part_name(0), parts.part_name(1)]
+    # a memo that is not JSON is ignored
+    memo.write_text("{")
+    assert manifest._staged_sha256(str(staged)) == brute_force(staged)
