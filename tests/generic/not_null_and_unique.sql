@@ -3,17 +3,21 @@
   (each node costs dbt about 0.1 s of thread time whatever the table's size, and in `dbt build` a model's
   tests run before its children).  not_null: columns that are never null.  unique: columns, or lists of
   columns (a combination), whose values never repeat; as dbt's unique, a single column's nulls are not
-  compared.  Fails with one row per broken rule: the rule, the column(s), the rows or values that break
-  it and one example of a repeated value.
+  compared.  unique_index: combinations whose last column is a non-negative integer index (a band
+  number), checked as unique is, as one bitmask of 64 indexes per value of the other columns (a group per
+  document rather than per document and band: on int_band_memberships' 8M rows at 1M pages 0.2 s instead
+  of 0.65-1.3 s); there failing counts the values of the other columns (per 64 indexes) that repeat an
+  index.  Fails with one row per broken rule: the rule, the column(s), the rows or values that break it
+  and one example of a repeated value.
 -#}
-{% test not_null_and_unique(model, not_null=[], unique=[]) %}
+{% test not_null_and_unique(model, not_null=[], unique=[], unique_index=[]) %}
 
 {%- set keys = [] -%}
 {%- for key in unique -%}
     {%- do keys.append([key] if key is string else key) -%}
 {%- endfor -%}
 {%- set checks = [] -%}
-{%- if not not_null and not keys -%}
+{%- if not not_null and not keys and not unique_index -%}
     {{ exceptions.raise_compiler_error("not_null_and_unique on " ~ model ~ ": give not_null or unique columns") }}
 {%- endif %}
 
@@ -57,6 +61,31 @@ repeated_{{ loop.index }} as (
 
 {%- do checks.append("select 'unique' as rule, '" ~ key | join(", ") ~ "' as columns, failing, example"
     ~ " from repeated_" ~ loop.index) %}
+{% endfor -%}
+
+{% for key in unique_index -%}
+{%- set others, index = key[:-1], key[-1] %}
+repeated_index_{{ loop.index }} as (
+
+    select
+        count(*) as failing,
+        min(cast({{ key[0] }} as {{ dbt.type_string() }})) as example
+    from (
+        select {{ others | join(", ") }}
+        from {{ model }}
+        group by {{ others | join(", ") }}, {{ index }} // 64
+        having
+            -- as many rows as distinct indexes among the block's 64, a null index once at most, none negative
+            count({{ index }})
+            <> bit_count(bit_or(cast(1 as ubigint) << cast(({{ index }} % 64 + 64) % 64 as integer)))
+            or count(*) - count({{ index }}) > 1
+            or min({{ index }}) < 0
+    ) as repeated_values
+
+),
+
+{%- do checks.append("select 'unique' as rule, '" ~ key | join(", ") ~ "' as columns, failing, example"
+    ~ " from repeated_index_" ~ loop.index) %}
 {% endfor -%}
 
 checks as (
