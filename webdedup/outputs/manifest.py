@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +22,7 @@ from importlib import metadata
 import pyarrow as pa
 
 from webdedup.inputs.input_files import file_key, list_documents_files
-from webdedup.outputs.parts import PART_HASHES_FILE
+from webdedup.outputs.parts import file_stamp, holds_history, read_part_hashes, write_part_hashes
 
 #: The settings-row columns that name the input (reported under "source"), where outputs go (not reported:
 #: they are machine paths) and what ran (reported under "backends"); every other column is a setting.
@@ -56,31 +55,20 @@ def sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
-def folder_hashes(folder: str, remember: bool = False) -> list[tuple[str, str]]:
-    """(name, sha256) of every file of ``folder`` but PART_HASHES_FILE, by name.  The sha256 of a file whose
-    inode, size and modification time PART_HASHES_FILE records is taken from it; ``remember`` writes the
-    file again for what the folder now holds."""
-    try:
-        with open(os.path.join(folder, PART_HASHES_FILE), encoding="utf-8") as handle:
-            known = json.load(handle)
-    except (FileNotFoundError, ValueError):
-        known = {}
-    hashes, stamps = [], {}
+def folder_hashes(
+    folder: str, known: dict | None = None, stamps: dict | None = None
+) -> list[tuple[str, str]]:
+    """(name, sha256) of every file of ``folder``, by name.  ``known`` maps file stamps (parts.file_stamp:
+    inode, size, modification time) to sha256s: a file whose stamp it holds is not read again; ``stamps``
+    receives the stamp and sha256 of every file."""
+    hashes = []
     for name in sorted(os.listdir(folder)):
-        if name == PART_HASHES_FILE:
-            continue
         path = os.path.join(folder, name)
-        stat = os.stat(path)
-        stamp = [stat.st_ino, stat.st_size, stat.st_mtime_ns]
-        entry = known.get(name)
-        sha256 = entry[3] if isinstance(entry, list) and entry[:3] == stamp else sha256_file(path)
-        stamps[name] = [*stamp, sha256]
+        stamp = file_stamp(path)
+        sha256 = (known or {}).get(stamp) or sha256_file(path)
+        if stamps is not None:
+            stamps[stamp] = sha256
         hashes.append((name, sha256))
-    if remember:  # a new file, never a write through the hard link stage_parts may have made
-        scratch = os.path.join(folder, PART_HASHES_FILE + ".tmp")
-        with open(scratch, "w", encoding="utf-8") as handle:
-            json.dump(stamps, handle, indent=0, sort_keys=True)
-        os.replace(scratch, os.path.join(folder, PART_HASHES_FILE))
     return hashes
 
 
@@ -178,6 +166,10 @@ def build_manifest(
         for key, value in settings_row.items()
         if key.endswith(IMPLEMENTATION_SUFFIX)
     }
+    known, stamps = read_part_hashes(settings_row["output_dir"]), {}
+    hashes = {name: _staged_sha256(os.path.join(staging, name), known, stamps) for name, _ in outputs}
+    if stamps:
+        write_part_hashes(staging, stamps)
     return {
         "pipeline": "web_text_dedup",
         "generated_at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
@@ -197,7 +189,7 @@ def build_manifest(
             {
                 "file": name,
                 "rows": None if rows is None else int(rows),
-                "sha256": _staged_sha256(os.path.join(staging, name)),
+                "sha256": hashes[name],
             }
             for name, rows in outputs
         ],
@@ -206,9 +198,12 @@ def build_manifest(
     }
 
 
-def _staged_sha256(path: str) -> str | None:
-    """The sha256 of a staged output (None when it was not written); a folder's part hashes are remembered
-    in it for the next build (PART_HASHES_FILE)."""
+def _staged_sha256(path: str, known: dict, stamps: dict) -> str | None:
+    """The sha256 of a staged output (None when it was not written).  Of a folder of parts that an
+    incremental build adds to, the parts' hashes come from ``known`` where their stamps match, and go to
+    ``stamps`` (parts.PART_HASHES_FILE)."""
     if os.path.isdir(path):
-        return named_digest(folder_hashes(path, remember=True))
+        if holds_history(path, []):
+            return named_digest(folder_hashes(path, known, stamps))
+        return named_digest(folder_hashes(path))
     return sha256_file(path) if os.path.exists(path) else None

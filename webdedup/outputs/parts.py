@@ -21,7 +21,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import shutil
 
 import pyarrow.parquet as pq
 
@@ -32,11 +31,10 @@ CHANGE_COLUMN = "part_change"
 HASH_COLUMN = "part_row_hash"
 #: The column current_rows_sql names the part file in (read_parquet's ``filename`` option).
 FILE_COLUMN = "part_file"
-#: In a folder of parts: each file's sha256 with its inode, size and modification time (JSON, name ->
-#: [inode, size, mtime_ns, sha256]; webdedup/outputs/manifest.py ``folder_hashes``).  A part never changes
-#: once written and the next build stages it as a hard link (the same inode and times), so that build's
-#: manifest hashes only the part it wrote, not every part of the release again.  Not a part (no glob of
-#: parts matches it) and not in the folder's sha256.
+#: In the output folder, beside the folders of parts (in them, a glob of a folder's files would meet it): the
+#: sha256 of every part the last manifest hashed, by file_stamp (JSON).  A part never changes once written
+#: and the next build stages it as a hard link (the same inode and times), so that build's manifest reads
+#: only the part it wrote, not every part of the release again (webdedup/outputs/manifest.py).
 PART_HASHES_FILE = ".part-sha256.json"
 
 
@@ -79,12 +77,34 @@ def stage_parts(published: str, staged: str, key: str, compact: bool) -> str:
         for existing in numbers:
             name = part_name(existing)
             link_or_copy(os.path.join(published, name), os.path.join(staged, name))
-        if os.path.isfile(os.path.join(published, PART_HASHES_FILE)):  # a copy: the manifest rewrites it
-            shutil.copyfile(os.path.join(published, PART_HASHES_FILE), os.path.join(staged, PART_HASHES_FILE))
         number = numbers[-1] + 1
     staged = os.path.abspath(staged)
     path = os.path.join(staged, part_name(number))
     return json.dumps({"number": number, "path": path, "published": published_hashes_sql(staged, key)})
+
+
+def file_stamp(path: str) -> str:
+    """A file as PART_HASHES_FILE knows it: its inode, size and modification time (a hard link to it has
+    the same; another file under its name has another inode or time)."""
+    stat = os.stat(path)
+    return f"{stat.st_ino} {stat.st_size} {stat.st_mtime_ns}"
+
+
+def read_part_hashes(output_dir: str) -> dict[str, str]:
+    """The PART_HASHES_FILE of ``output_dir`` (file_stamp -> sha256); empty when it has none or it is not
+    readable JSON."""
+    try:
+        with open(os.path.join(output_dir, PART_HASHES_FILE), encoding="utf-8") as handle:
+            known = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return known if isinstance(known, dict) else {}
+
+
+def write_part_hashes(staging: str, hashes: dict[str, str]) -> None:
+    """Write PART_HASHES_FILE into the staging folder (published with the outputs)."""
+    with open(os.path.join(staging, PART_HASHES_FILE), "w", encoding="utf-8") as handle:
+        json.dump(hashes, handle, indent=0, sort_keys=True)
 
 
 def parts_glob(folder: str) -> str:

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from webdedup.outputs import manifest, parts
+from webdedup.outputs import files, manifest, parts
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -103,19 +103,31 @@ def test_the_docs_show_the_functions_sql():
 
 
 def test_the_manifest_hashes_only_the_parts_a_build_wrote(tmp_path, monkeypatch):
-    published, staged = tmp_path / "out" / "x.parquet", tmp_path / "staging" / "x.parquet"
+    output, staging = tmp_path / "out", tmp_path / "staging"
+    published, staged = output / "x.parquet", staging / "x.parquet"
     published.mkdir(parents=True)
     for number in (0, 1):
         _write_part(published, number, {("x", number): "v"}, [])
 
-    def brute_force(folder):  # the folder's sha256 as defined: names and bytes of its parts
-        files = sorted(p for p in folder.iterdir() if p.name.startswith(parts.PART_PREFIX))
+    def brute_force(folder):  # the folder's sha256 as defined: names and bytes of its files
+        files = sorted(folder.iterdir())
         return manifest.named_digest((p.name, hashlib.sha256(p.read_bytes()).hexdigest()) for p in files)
 
-    assert manifest._staged_sha256(str(published)) == brute_force(published)  # remembers the hashes
+    def manifest_sha256(folder_name="x.parquet"):  # build_manifest's: from staging, the memo published
+        known, stamps = parts.read_part_hashes(str(output)), {}
+        found = manifest._staged_sha256(str(staging / folder_name), known, stamps)
+        parts.write_part_hashes(str(staging), stamps)
+        return found
+
+    staging.mkdir()
+    (staging / "x.parquet").symlink_to(published)  # the first build: its own parts
+    assert manifest_sha256() == brute_force(published)
+    (staging / "x.parquet").unlink()
+    files.publish_outputs(str(staging), str(output))  # the memo is published beside the folder
+    assert (output / parts.PART_HASHES_FILE).is_file() and not (published / parts.PART_HASHES_FILE).exists()
+
+    staging.mkdir()
     parts.stage_parts(str(published), str(staged), "a, b", False)
-    memo = staged / parts.PART_HASHES_FILE
-    assert memo.is_file() and not os.path.samefile(memo, published / parts.PART_HASHES_FILE)
     _write_part(staged, 2, {("x", 2): "w"}, [])
     read = []
 
@@ -124,9 +136,9 @@ def test_the_manifest_hashes_only_the_parts_a_build_wrote(tmp_path, monkeypatch)
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
     monkeypatch.setattr(manifest, "sha256_file", counted)
-    assert manifest._staged_sha256(str(staged)) == brute_force(staged)
+    assert manifest_sha256() == brute_force(staged)
     assert read == [parts.part_name(2)]  # the linked parts' hashes came from the memo
-    # a part replaced under its name (a new file), or rewritten in place with the same size: hashed again
+    # a part replaced under its name (a new file), or written again in place (a later time): hashed again
     (staged / parts.part_name(0)).unlink()
     _write_part(staged, 0, {("x", 0): "u"}, [])
     part_one = staged / parts.part_name(1)
@@ -134,8 +146,14 @@ def test_the_manifest_hashes_only_the_parts_a_build_wrote(tmp_path, monkeypatch)
     part_one.write_bytes(part_one.read_bytes().replace(b"x", b"y"))
     os.utime(part_one, ns=(written, written + 10**9))  # a later time even on a coarse clock
     read.clear()
-    assert manifest._staged_sha256(str(staged)) == brute_force(staged)
-    assert sorted(read) == [parts.part_name(0), parts.part_name(1)]
-    # a memo that is not JSON is ignored
-    memo.write_text("{")
-    assert manifest._staged_sha256(str(staged)) == brute_force(staged)
+    assert manifest_sha256() == brute_force(staged)
+    # (part 2 too: the published memo does not know it yet)
+    assert sorted(read) == [parts.part_name(0), parts.part_name(1), parts.part_name(2)]
+    # a memo that is not JSON is ignored; a folder without part_change (Spark's) keeps none
+    (output / parts.PART_HASHES_FILE).write_text("{")
+    assert manifest_sha256() == brute_force(staged)
+    spark = staging / "spark.parquet"
+    spark.mkdir()
+    pq.write_table(pa.table({"a": ["x"]}), spark / parts.part_name(0))
+    stamps = {}
+    assert manifest._staged_sha256(str(spark), {}, stamps) == brute_force(spark) and stamps == {}
