@@ -5,6 +5,7 @@ each later part holds exactly the rows that differ between the two builds' outpu
 over their full files); a build that changes nothing adds no part; reruns give identical parts."""
 
 import hashlib
+import json
 import shutil
 
 import duckdb
@@ -57,8 +58,18 @@ def _full_outputs(work, folder, step, extra_vars=None):
 
 def _check(out, full, previous_full, new_part):
     """The folders' current rows equal the full build's; the part this build added (new_part, or none)
-    holds exactly the rows that differ from the previous full build's (upserts) and the keys that left."""
+    holds exactly the rows that differ from the previous full build's (upserts) and the keys that left;
+    the manifest's sha256 of each folder is that of its files' names and bytes (the parts it did not hash
+    again, webdedup/outputs/parts.py PART_HASHES_FILE, included)."""
+    listed = {
+        entry["file"]: entry["sha256"] for entry in json.loads((out / "manifest.json").read_text())["outputs"]
+    }
     for name, key in KEYED.items():
+        files = sorted((out / name).iterdir())
+        digest = hashlib.sha256()
+        for path in files:
+            digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}".encode())
+        assert listed[name] == digest.hexdigest(), name
         assert _rows(parts.current_rows_sql(str(out / name), key)) == full[name], name
         numbers = parts.part_numbers(str(out / name))
         if new_part is None:
