@@ -106,6 +106,34 @@
     struct({{ parts | join(", ") }})
 {%- endmacro %}
 
+{#-
+  An integer index as a block of 64 and, as an aggregate over one block's rows, how many distinct indexes
+  it holds (the bits set in a 64-bit mask of them): not_null_and_unique's unique_index.
+-#}
+{% macro index_block(index) %}
+    {{- return(adapter.dispatch("index_block", "web_text_dedup")(index)) -}}
+{% endmacro %}
+
+{% macro duckdb__index_block(index) -%}
+    {{ index }} // 64
+{%- endmacro %}
+
+{% macro spark__index_block(index) -%}
+    {{ index }} div 64
+{%- endmacro %}
+
+{% macro distinct_indexes_in_block(index) %}
+    {{- return(adapter.dispatch("distinct_indexes_in_block", "web_text_dedup")(index)) -}}
+{% endmacro %}
+
+{% macro duckdb__distinct_indexes_in_block(index) -%}
+    bit_count(bit_or(cast(1 as ubigint) << cast(({{ index }} % 64 + 64) % 64 as integer)))
+{%- endmacro %}
+
+{% macro spark__distinct_indexes_in_block(index) -%}
+    bit_count(bit_or(shiftleft(cast(1 as bigint), cast(pmod({{ index }}, 64) as int))))
+{%- endmacro %}
+
 {#- A relation with one column `i` holding the integers 0 .. n - 1. -#}
 {% macro integer_series(n) %}
     {{- return(adapter.dispatch("integer_series", "web_text_dedup")(n)) -}}

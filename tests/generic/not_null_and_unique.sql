@@ -73,11 +73,10 @@ repeated_index_{{ loop.index }} as (
     from (
         select {{ others | join(", ") }}
         from {{ model }}
-        group by {{ others | join(", ") }}, {{ index }} // 64
+        group by {{ others | join(", ") }}, {{ index_block(index) }}
         having
             -- as many rows as distinct indexes among the block's 64, a null index once at most, none negative
-            count({{ index }})
-            <> bit_count(bit_or(cast(1 as ubigint) << cast(({{ index }} % 64 + 64) % 64 as integer)))
+            count({{ index }}) <> {{ distinct_indexes_in_block(index) }}
             or count(*) - count({{ index }}) > 1
             or min({{ index }}) < 0
     ) as repeated_values

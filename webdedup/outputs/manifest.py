@@ -166,7 +166,8 @@ def build_manifest(
         for key, value in settings_row.items()
         if key.endswith(IMPLEMENTATION_SUFFIX)
     }
-    known, stamps = read_part_hashes(settings_row["output_dir"]), {}
+    known = read_part_hashes(settings_row["output_dir"]) if settings_row.get("output_dir") else {}
+    stamps: dict[str, str] = {}
     hashes = {name: _staged_sha256(os.path.join(staging, name), known, stamps) for name, _ in outputs}
     if stamps:
         write_part_hashes(staging, stamps)
