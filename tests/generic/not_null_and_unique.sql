@@ -14,10 +14,13 @@
 
 {%- set keys = [] -%}
 {%- for key in unique -%}
-    {%- do keys.append([key] if key is string else key) -%}
+    {%- do keys.append({"columns": [key] if key is string else key, "index": none}) -%}
+{%- endfor -%}
+{%- for key in unique_index -%}
+    {%- do keys.append({"columns": key, "index": key[-1]}) -%}
 {%- endfor -%}
 {%- set checks = [] -%}
-{%- if not not_null and not keys and not unique_index -%}
+{%- if not not_null and not keys -%}
     {{ exceptions.raise_compiler_error("not_null_and_unique on " ~ model ~ ": give not_null or unique columns") }}
 {%- endif %}
 
@@ -42,49 +45,34 @@ null_counts as (
 {%- endif %}
 
 {% for key in keys -%}
+{%- set grouped = key.columns if key.index is none else key.columns[:-1] %}
 repeated_{{ loop.index }} as (
 
     select
         count(*) as failing,
-        min(cast({{ key[0] }} as {{ dbt.type_string() }})) as example
+        min(cast({{ key.columns[0] }} as {{ dbt.type_string() }})) as example
     from (
-        select {{ key | join(", ") }}
+        select {{ grouped | join(", ") }}
         from {{ model }}
-        {%- if key | length == 1 %}
-        where {{ key[0] }} is not null
+        {%- if key.index is none and grouped | length == 1 %}
+        where {{ grouped[0] }} is not null
         {%- endif %}
-        group by {{ key | join(", ") }}
+        group by {{ grouped | join(", ") }}
+        {%- if key.index is none %}
         having count(*) > 1
-    ) as repeated_values
-
-),
-
-{%- do checks.append("select 'unique' as rule, '" ~ key | join(", ") ~ "' as columns, failing, example"
-    ~ " from repeated_" ~ loop.index) %}
-{% endfor -%}
-
-{% for key in unique_index -%}
-{%- set others, index = key[:-1], key[-1] %}
-repeated_index_{{ loop.index }} as (
-
-    select
-        count(*) as failing,
-        min(cast({{ key[0] }} as {{ dbt.type_string() }})) as example
-    from (
-        select {{ others | join(", ") }}
-        from {{ model }}
-        group by {{ others | join(", ") }}, {{ index_block(index) }}
+        {%- else %}, {{ index_block(key.index) }}
         having
             -- as many rows as distinct indexes among the block's 64, a null index once at most, none negative
-            count({{ index }}) <> {{ distinct_indexes_in_block(index) }}
-            or count(*) - count({{ index }}) > 1
-            or min({{ index }}) < 0
+            count({{ key.index }}) <> {{ distinct_indexes_in_block(key.index) }}
+            or count(*) - count({{ key.index }}) > 1
+            or min({{ key.index }}) < 0
+        {%- endif %}
     ) as repeated_values
 
 ),
 
-{%- do checks.append("select 'unique' as rule, '" ~ key | join(", ") ~ "' as columns, failing, example"
-    ~ " from repeated_index_" ~ loop.index) %}
+{%- do checks.append("select 'unique' as rule, '" ~ key.columns | join(", ") ~ "' as columns, failing, example"
+    ~ " from repeated_" ~ loop.index) %}
 {% endfor -%}
 
 checks as (
