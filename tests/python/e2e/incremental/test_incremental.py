@@ -28,6 +28,7 @@ OUTPUTS = [
     "cluster_inspection.csv",
     "deduped_documents.parquet",
     "candidate_summary.csv",
+    "removals.parquet",
 ]
 TABLES = [
     "main_internal.stg_documents",
