@@ -25,7 +25,6 @@ EXPANDS = 1  # map_char's output has more UTF-8 bytes than the character itself
 SIGMA = 2  # the capital sigma: lowercases to σ or ς depending on its neighbours
 NEEDS_REFERENCE = 4  # another character whose T() holds a capital sigma (Unicode has none)
 DELETES = 8  # the in-place replacement contains deleted bytes
-UNCHANGED = 16  # the in-place replacement is the character's own encoding
 UNKNOWN = 0x80  # not filled yet
 
 # Final-sigma context classes (bits 0-1: last relevant character of T(c); bits 2-3: first one).
@@ -106,8 +105,6 @@ class Table:
                 else:
                     flags |= DELETES
                     replacement = encoded + bytes([DELETED]) * (size - n)
-                if replacement == original:
-                    flags |= UNCHANGED
                 self.out[cp, :n] = np.frombuffer(encoded, dtype=np.uint8)
                 self.out_len[cp] = n
                 self.inplace[:size, cp] = np.frombuffer(replacement, dtype=np.uint8)

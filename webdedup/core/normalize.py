@@ -28,19 +28,16 @@ Final sigma
     is the same as stepping over characters of ``S``.  Scans longer than ``_SIGMA_SCAN_LIMIT``
     characters send their document to ``reference.normalize_text``.
 
-Method (numpy over the Arrow buffers)
-    1. ASCII bytes are mapped in one pass (``kernels.map_ascii``).
-    2. Non-ASCII characters are found by their UTF-8 lead bytes and decoded with numpy; a global table,
-       filled lazily (under a lock) from ``map_char`` for code points never seen before, gives for each
-       code point an in-place replacement of exactly its own UTF-8 length: the output bytes, padded with
-       spaces when the output begins or ends with a space (the padding merges with that space in step 3),
-       else with a "deleted" marker byte (0xFF, which never occurs in UTF-8).  Final sigmas are patched.
-    3. Marked bytes are dropped, each run of spaces becomes one space and the ends are trimmed, in one
-       Arrow filter whose document boundaries come from the offsets (first dropping the marked bytes
-       when a wholly deleted character directly follows a space).
-    A few code points map to more UTF-8 bytes than they occupy (Hangul syllables become two or three
-    jamo, some Tibetan/Balinese letters gain a space, ...); documents containing one are rebuilt by a
-    general splice (output positions from a cumulative sum, multi-byte outputs expanded with a ramp).
+Method
+    A batch with non-ASCII bytes takes one compiled pass (``webdedup.core.utf8_kernel``) over the per-code-
+    point table (``charmap.TABLE``, filled lazily from ``map_char``), except its documents with a capital
+    sigma.  Those, and ASCII batches, take numpy steps: (1) ASCII bytes mapped (``kernels.map_ascii``);
+    (2) non-ASCII characters decoded by their UTF-8 lead bytes and overwritten by an in-place replacement
+    of their own length from the table (the output bytes padded with spaces when the output begins or
+    ends with a space, else with a "deleted" byte 0xFF, never in UTF-8), final sigmas patched; (3) marked
+    bytes dropped, runs of spaces collapsed and the ends trimmed, in one Arrow filter.  Documents with a
+    character whose output is longer than itself (Hangul syllables become two or three jamo, ...) are
+    rebuilt by a general splice (output positions from a cumulative sum).
 """
 
 from __future__ import annotations
@@ -49,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from webdedup.core import kernels, reference
+from webdedup.core import kernels, reference, utf8_kernel
 from webdedup.core.charmap import (
     CAPITAL_SIGMA,
     CASED,
@@ -68,7 +65,6 @@ from webdedup.core.charmap import (
     SPACE,
     TABLE,
     U8,
-    UNCHANGED,
 )
 
 # --------------------------------------------------------------------------------------------------
@@ -89,15 +85,6 @@ def _buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if start:
         offsets -= start
     return offsets, data
-
-
-def _map_ascii(data: np.ndarray) -> np.ndarray:
-    """A writable copy of ``data`` with ASCII bytes mapped (others unchanged), plus 4 zero bytes of slack.
-
-    For ASCII, ``map_char`` lowercases letters, keeps digits and turns everything else into a space
-    (``kernels.map_ascii``, one pass).
-    """
-    return kernels.map_ascii(data)
 
 
 def _rows(buf: np.ndarray, width: int) -> np.ndarray:
@@ -272,7 +259,7 @@ def _splice(arr: pa.Array) -> pa.LargeStringArray:
     """normalize_array for documents whose sigma scans are short, any output lengths (full-size cumsum)."""
     offsets, data = _buffers(arr)
     n = len(data)
-    mapped = _map_ascii(data)
+    mapped = kernels.map_ascii(data)  # a writable copy with ASCII mapped
     # Output bytes per input byte: 1 for ASCII, the output length for lead bytes, 0 for continuations.
     is_ascii = mapped[:n] < U8(0x80)
     counts = is_ascii.astype(np.int64)
@@ -319,15 +306,53 @@ def _as_string_array(bodies: pa.Array | pa.ChunkedArray) -> pa.Array:
 def normalize_array(bodies: pa.Array | pa.ChunkedArray, *, tokens_only: bool = False) -> pa.LargeStringArray:
     """``[reference.normalize_text(x) for x in bodies]`` (nulls -> "") as a large_string array.
 
-    ``tokens_only``: the caller only splits the texts on spaces (shingling), so when no character of the
-    batch deletes, adds or rewrites bytes by context (plain ASCII, and most text without accents), the
+    ``tokens_only``: the caller only splits the texts on spaces (shingling), so for an ASCII batch the
     mapped text is returned before step 3: runs of spaces and spaces at either end left as they are,
     which gives exactly the normalized text's tokens, ``text.split(" ")`` without the empty strings.
     """
     arr = _as_string_array(bodies)
     offsets, data = _buffers(arr)
+    if len(data) and int(data.max()) >= 0x80:
+        arr.validate(full=True)  # the decoding relies on well-formed UTF-8
+        return _normalize_compiled(arr, offsets, data)
+    return _normalize_vectorized(arr, offsets, data, tokens_only=tokens_only)
+
+
+def _normalize_compiled(arr: pa.Array, offsets: np.ndarray, data: np.ndarray) -> pa.LargeStringArray:
+    """normalize_array by ``utf8_kernel.normalize_utf8``; the documents it marks by the numpy steps."""
+    n_docs = len(offsets) - 1
+    out_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    special = np.zeros(n_docs, dtype=np.bool_)
+    unknown = np.empty(4096, dtype=np.int64)
+    out = np.empty(len(data) + len(data) // 4 + 16, dtype=np.uint8)
+    status, first = 1, 0
+    while status:
+        status, first = utf8_kernel.normalize_utf8(
+            data, offsets, TABLE.flags, TABLE.out, TABLE.out_len, out, out_offsets, special, unknown, first
+        )
+        if status < 0:  # the output outgrew its buffer: the bound that always holds
+            grown = np.empty(6 * len(data) + 16, dtype=np.uint8)
+            grown[: out_offsets[first]] = out[: out_offsets[first]]
+            out = grown
+        elif status > 0:  # code points not in the table yet
+            TABLE.fill(np.unique(unknown[: min(status, len(unknown))]))
+    result = _to_arrow(pa.py_buffer(out[: out_offsets[-1]]), out_offsets)
+    docs = np.flatnonzero(special)
+    if len(docs) == 0:
+        return result
+    taken = _as_string_array(arr.take(pa.array(docs)))
+    redone = _normalize_vectorized(taken, *_buffers(taken))
+    index = np.arange(n_docs, dtype=np.int64)
+    index[docs] = n_docs + np.arange(len(docs))
+    return pa.concat_arrays([result, redone]).take(pa.array(index))
+
+
+def _normalize_vectorized(
+    arr: pa.Array, offsets: np.ndarray, data: np.ndarray, *, tokens_only: bool = False
+) -> pa.LargeStringArray:
+    """normalize_array by the numpy steps of this module's docstring."""
     n = len(data)
-    mapped = _map_ascii(data)
+    mapped = kernels.map_ascii(data)  # a writable copy with ASCII mapped
     all_flags = 0
     special_pos, special_flags = [], []
     if n and int(data.max()) >= 0x80:
@@ -340,10 +365,6 @@ def normalize_array(bodies: pa.Array | pa.ChunkedArray, *, tokens_only: bool = F
                 special = np.flatnonzero(flags & (EXPANDS | SIGMA | NEEDS_REFERENCE))
                 special_pos.append(positions[special])
                 special_flags.append(flags[special])
-            if seen & UNCHANGED:  # skip the characters that stay as they are (when it pays)
-                changed = np.flatnonzero((flags & UNCHANGED) == 0)
-                if len(changed) < len(flags) // 2:
-                    positions, cp = positions[changed], cp[changed]
             # Overwrite each character with its in-place replacement.
             for j in range(size):
                 mapped[j:][positions] = TABLE.inplace[j][cp]

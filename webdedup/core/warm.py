@@ -15,7 +15,7 @@ from webdedup.core import fingerprint, kernels
 def warm() -> None:
     """Run every kernel once on tiny input, for the argument types the pipeline passes."""
     params = fingerprint.FingerprintParams.spec()
-    for bodies in (["warm up the kernels", ""], [""]):
+    for bodies in (["warm up the kernels", ""], [""], ["Ünïcode 한국어 Σ", "x"]):
         batch = pa.record_batch({"doc_id": [str(i) for i in range(len(bodies))], "body": bodies})
         fingerprint.fingerprint_batch(batch, params)
         sets = fingerprint.shingle_set_batch(batch, params).column("shingle_set")

@@ -215,6 +215,13 @@ def test_normalize_array_mixes_all_paths_in_one_batch():
     _check(pa.array(docs, type=pa.large_string()).slice(7, 200))
 
 
+def test_normalize_array_when_the_output_outgrows_the_input():
+    """Hangul syllables decompose into two or three jamo: these batches normalize to two or three times
+    their bytes, more than the compiled pass first makes room for."""
+    _check(pa.array(["한국어 텍스트 " * 30, "각", "", None, "힣" * 100]))
+    _check(pa.array(["값" * 1000]))
+
+
 def test_normalize_array_on_a_realistic_batch():
     from pydoc_data.topics import topics
 
