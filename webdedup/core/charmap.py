@@ -1,8 +1,8 @@
-"""The per-code-point table behind vectorized normalization (webdedup/core/normalize.py).
+"""The per-code-point table behind the compiled normalization (webdedup/core/normalize.py, utf8_kernel.py).
 
 ``map_char(c)`` is the spec's ``normalize_text`` applied to one character before whitespace collapsing;
-``TABLE`` holds, per code point, its in-place replacement, its output bytes, flags and final-sigma context
-classes, filled lazily (under a lock) from ``map_char``.  Why this is exact: normalize.py's docstring.
+``TABLE`` holds, per code point, its output bytes, flags and final-sigma context classes, filled lazily
+(under a lock) from ``map_char``.  Why this is exact: normalize.py's docstring.
 """
 
 from __future__ import annotations
@@ -14,25 +14,18 @@ import numpy as np
 
 MAX_CP = 0x110000
 MAX_OUT = 12  # bytes of map_char output for one code point (at most 3 characters of 4 bytes)
-DELETED = 0xFF  # never occurs in UTF-8
 SPACE = 0x20
 CAPITAL_SIGMA = 0x03A3
 FINAL_SIGMA_LAST_BYTE = 0x82  # "ς" is CF 82, "σ" (map_char of a capital sigma) is CF 83
 SIGMA_SCAN_LIMIT = 32
 
 # Per code point flags.
-EXPANDS = 1  # map_char's output has more UTF-8 bytes than the character itself
 SIGMA = 2  # the capital sigma: lowercases to σ or ς depending on its neighbours
 NEEDS_REFERENCE = 4  # another character whose T() holds a capital sigma (Unicode has none)
-DELETES = 8  # the in-place replacement contains deleted bytes
 UNKNOWN = 0x80  # not filled yet
 
 # Final-sigma context classes (bits 0-1: last relevant character of T(c); bits 2-3: first one).
 IGNORABLE, CASED, OTHER = 0, 1, 2
-
-LEAD_PAYLOAD = {2: 0x1F, 3: 0x0F, 4: 0x07}  # payload bits of a lead byte by sequence length
-PAYLOAD_BY_SIZE = np.array([0, 0x7F, 0x1F, 0x0F, 0x07], dtype=np.intp)
-U8 = np.uint8
 
 
 def map_char(ch: str) -> str:
@@ -63,29 +56,17 @@ class Table:
         self._lock = threading.Lock()
         self.flags = np.full(MAX_CP, UNKNOWN, dtype=np.uint8)
         self.context = np.zeros(MAX_CP, dtype=np.uint8)  # final-sigma classes
-        # Byte j of each code point's in-place replacement (as long as its own UTF-8 encoding).
-        self.inplace = np.zeros((4, MAX_CP), dtype=np.uint8)
-        # The exact output bytes; each row also seen as one void element, to move it at once.
-        self.out = np.zeros((MAX_CP, MAX_OUT), dtype=np.uint8)
-        self.out_rows = self.out.view(f"V{MAX_OUT}")[:, 0]
+        self.out = np.zeros((MAX_CP, MAX_OUT), dtype=np.uint8)  # the exact output bytes
         self.out_len = np.zeros(MAX_CP, dtype=np.int64)
         self.fill(np.arange(128))  # ASCII is mapped arithmetically, but the sigma scan reads its classes
 
-    def lookup(self, codepoints: np.ndarray) -> np.ndarray:
-        """The flags of ``codepoints``, filling the entries of code points never seen before."""
-        flags = self.flags[codepoints]
-        if len(flags) and flags.max() & UNKNOWN:
-            self.fill(np.unique(codepoints[(flags & UNKNOWN) != 0]))
-            flags = self.flags[codepoints]
-        return flags
-
     def fill(self, codepoints: np.ndarray) -> None:
+        """Fill the entries of those of ``codepoints`` never seen before."""
         with self._lock:
             for cp in codepoints[(self.flags[codepoints] & UNKNOWN) != 0].tolist():
                 ch = chr(cp)
-                original = ch.encode("utf-8", "surrogatepass")
                 encoded = map_char(ch).encode("utf-8")
-                size, n = len(original), len(encoded)
+                n = len(encoded)
                 if n > MAX_OUT:  # pragma: no cover - cannot happen with Unicode's current data
                     raise AssertionError(f"map_char({cp:#x}) is {n} bytes long")
                 flags = 0
@@ -93,21 +74,8 @@ class Table:
                     flags |= SIGMA
                 elif "\u03a3" in unicodedata.normalize("NFD", ch):  # pragma: no cover - none in Unicode
                     flags |= NEEDS_REFERENCE
-                if n > size:
-                    flags |= EXPANDS
-                    replacement = b" " * size  # placeholder: such documents are rebuilt
-                elif n == size:
-                    replacement = encoded
-                elif encoded.endswith(b" "):
-                    replacement = encoded + b" " * (size - n)
-                elif encoded.startswith(b" "):
-                    replacement = b" " * (size - n) + encoded
-                else:
-                    flags |= DELETES
-                    replacement = encoded + bytes([DELETED]) * (size - n)
                 self.out[cp, :n] = np.frombuffer(encoded, dtype=np.uint8)
                 self.out_len[cp] = n
-                self.inplace[:size, cp] = np.frombuffer(replacement, dtype=np.uint8)
                 self.context[cp] = _sigma_context(ch)
                 self.flags[cp] = flags  # last: readers that see it see complete entries
 

@@ -255,11 +255,26 @@ def test_table_fills_safely_from_two_threads(monkeypatch):
         assert result.to_pylist() == _expected(batch)
 
 
+def test_capital_sigmas_need_the_reference_only_past_the_scan_limit(monkeypatch):
+    """The compiled pass lowercases capital sigmas itself; a document goes to the reference function only
+    when a sigma's scan passes more than SIGMA_SCAN_LIMIT case-ignorable characters."""
+    original = ref.normalize_text
+    long_run = "A" + "'" * (charmap.SIGMA_SCAN_LIMIT + 1) + "Σ"
+    values = ["ΟΔΟΣ ΣΟΦΟΣ", "Σ", "aΣ", "ΣΑΣ.", "Σ'a", "Ά'Σ'", long_run]
+    expected = [original(value) for value in values]
+    calls = []
+    monkeypatch.setattr(
+        normalize.reference, "normalize_text", lambda value: calls.append(value) or original(value)
+    )
+    assert normalize_array(pa.array(values)).to_pylist() == expected
+    assert calls == [long_run]
+
+
 def test_documents_with_flagged_characters_use_the_reference(monkeypatch):
     """The fallback for characters whose decomposition would hold a capital sigma (none in Unicode)."""
     table = charmap.Table()
     monkeypatch.setattr(normalize, "TABLE", table)
-    table.lookup(np.array([ord("é")]))
+    table.fill(np.array([ord("é")]))
     table.flags[ord("é")] |= charmap.NEEDS_REFERENCE
     values = ["Café au lait", "plain", "é한국", "ΣΑΣ é", None]
     expected = _expected(values)
