@@ -9,17 +9,9 @@ Exactness
     The spec's normalization (NFD, drop combining marks, lower, ``[^\\w\\s]+`` -> space, ``_`` -> space,
     collapse whitespace) is a per-character mapping followed by whitespace collapsing, except for one
     rule: Python's ``str.lower`` turns a capital sigma into a final sigma depending on its neighbours.
-    ``normalize_batch`` is ``webdedup.normalize.normalize_array``, vectorized with numpy over the Arrow
-    UTF-8 buffers (the argument for exactness is in that module's docstring):
-
-    * ASCII bytes are mapped directly (for ASCII, ``\\w`` is ``[A-Za-z0-9_]``);
-    * other characters are decoded and replaced through a per-code-point table built lazily from the
-      spec's own steps (NFD, ``unicodedata.combining``, ``str.lower``, ``str.isalnum``/``str.isspace``,
-      which are exactly Python's Unicode ``\\w`` and ``\\s``);
-    * a capital sigma becomes "σ" or "ς" by CPython's Final_Sigma rule, applied to its neighbouring
-      characters with properties read off ``str.lower`` itself (documents whose scan would pass more
-      than 32 case-ignorable characters use the reference function);
-    * runs of spaces are collapsed and ends trimmed per document, using the Arrow offsets.
+    ``normalize_batch`` is ``webdedup.core.normalize.normalize_array``: one compiled pass over the Arrow
+    UTF-8 buffers through a per-code-point table built lazily from the spec's own steps, capital sigmas
+    by CPython's final-sigma rule (why this is exact: that module's docstring).
 
     ``normalize_text`` (one string) uses ``str.translate`` with the same per-character mapping, and the
     reference function for strings that contain a capital sigma.
