@@ -56,7 +56,7 @@ import pyarrow.parquet as pq
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # make ``benchmarks``, ``webdedup`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import generate_corpus
+from benchmarks import generate_corpus, stage_cpu
 from benchmarks.baselines import UnionFind
 from webdedup.core.reference import jaccard, normalize_text, token_shingles
 from webdedup.engines import duckdb_memory as memory
@@ -187,8 +187,11 @@ def _tree_rss(process) -> int:
     return total
 
 
-def run_measured(command: list[str], *, env: dict, cwd: Path, log_path: Path, rss_method: str) -> dict:
-    """Run ``command``; stdout and stderr go to ``log_path``.  Returns wall seconds, peak RSS and status."""
+def run_measured(
+    command: list[str], *, env: dict, cwd: Path, log_path: Path, rss_method: str, cpu_trace: bool = False
+) -> dict:
+    """Run ``command``; stdout and stderr go to ``log_path``.  Returns wall seconds, peak RSS and status;
+    with ``cpu_trace`` also the process tree's CPU seconds sampled over time (benchmarks/stage_cpu.py)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     time_report = log_path.with_suffix(".time.txt")
     if rss_method == "time":
@@ -199,6 +202,7 @@ def run_measured(command: list[str], *, env: dict, cwd: Path, log_path: Path, rs
     with open(log_path, "wb") as log:
         started = time.perf_counter()
         child = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        trace = stage_cpu.CpuTrace(child.pid).start() if cpu_trace else None
         if rss_method == "psutil":
             import psutil
 
@@ -208,6 +212,7 @@ def run_measured(command: list[str], *, env: dict, cwd: Path, log_path: Path, rs
                 time.sleep(POLL_SECONDS)
         returncode = child.wait()
         wall = time.perf_counter() - started
+    samples = trace.stop() if trace else None
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if rss_method == "time":
@@ -222,6 +227,7 @@ def run_measured(command: list[str], *, env: dict, cwd: Path, log_path: Path, rs
         "peak_rss_mb": round(peak / 1e6, 1) if peak else None,
         "rss_method": "/usr/bin/time -v" if rss_method == "time" else f"psutil tree sum / {POLL_SECONDS}s",
         "log": str(log_path),
+        **({"cpu_trace": samples} if cpu_trace else {}),
     }
 
 
@@ -269,10 +275,13 @@ def run_dbt(
     fresh: bool = True,
     extra_vars: dict | None = None,
     publish: bool = True,
+    dbt_threads: int | None = None,
 ) -> dict:
     """``dbt build`` (tests excluded with skip_tests) on ``corpus`` (None: the project's seed `documents`,
     or the input ``extra_vars`` name, such as warc_paths); database, target, outputs in ``work``.
-    ``fresh``: start from an empty database and output folder (else an incremental build on top)."""
+    ``fresh``: start from an empty database and output folder (else an incremental build on top).
+    ``dbt_threads``: dbt's --threads (None: the profile's).  Each stage's CPU seconds come from a trace
+    of the build's processes (benchmarks/stage_cpu.py)."""
     database, target, output = work / "bench.duckdb", work / "target", work / "output"
     work.mkdir(parents=True, exist_ok=True)
     (target / "run_results.json").unlink(missing_ok=True)
@@ -286,6 +295,7 @@ def run_dbt(
         dbt_executable(),
         "build",
         *(["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"] if skip_tests else []),
+        *(["--threads", str(dbt_threads)] if dbt_threads else []),
         "--profiles-dir",
         ".",
         "--project-dir",
@@ -312,10 +322,14 @@ def run_dbt(
     # Parse first (untimed in wall s, reported as parse_seconds): every build after the first in a
     # project reuses dbt's partial parse, so the measured build is the one users repeat.
     parse_command = [command[0], "parse", *command[command.index("--profiles-dir") :]]
+    # (dbt parse takes no --threads: everything from --profiles-dir on is shared)
     started = time.perf_counter()
     subprocess.run(parse_command, env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     parse_seconds = time.perf_counter() - started
-    result = run_measured(command, env=env, cwd=ROOT, log_path=work / "dbt.log", rss_method=rss_method)
+    result = run_measured(
+        command, env=env, cwd=ROOT, log_path=work / "dbt.log", rss_method=rss_method, cpu_trace=True
+    )
+    samples = result.pop("cpu_trace")
     result["parse_seconds"] = parse_seconds
     result["engine"] = "dbt"
     result["label"] = "dbt build (no tests)" if skip_tests else "dbt build"
@@ -323,7 +337,7 @@ def run_dbt(
     result["output_dir"] = str(output)
     run_results = target / "run_results.json"
     if run_results.exists():
-        result.update(dbt_stage_times(run_results, target / "manifest.json"))
+        result.update(dbt_stage_times(run_results, target / "manifest.json", samples))
     return result
 
 
@@ -341,10 +355,12 @@ def pipeline_order(stage_ids: list[str], parent_map: dict, run_order: list[str])
     return ordered
 
 
-def dbt_stage_times(run_results_path: Path, manifest_path: Path) -> dict:
-    """Per-model (and seed) execution times in pipeline order, the summed test time and the node status."""
+def dbt_stage_times(run_results_path: Path, manifest_path: Path, cpu_samples: list | None = None) -> dict:
+    """Per-model (and seed) execution times in pipeline order, the summed test time and the node status;
+    with ``cpu_samples`` (stage_cpu.CpuTrace) also each stage's, the tests' and the rest's CPU seconds."""
     run_results = json.loads(run_results_path.read_text(encoding="utf-8"))
     results = run_results["results"]
+    cpu, outside = stage_cpu.attribute(cpu_samples or [], stage_cpu.node_windows(run_results))
     run_order = [item["unique_id"] for item in results]
     parent_map: dict = {}
     if manifest_path.exists():
@@ -357,6 +373,7 @@ def dbt_stage_times(run_results_path: Path, manifest_path: Path) -> dict:
             "name": uid.split(".")[-1],
             "kind": uid.split(".")[0],
             "seconds": round(times[uid], 4),
+            **({"cpu_seconds": round(cpu.get(uid, 0.0), 3)} if cpu_samples else {}),
         }
         for uid in pipeline_order(stage_ids, parent_map, run_order)
     ]
@@ -374,6 +391,22 @@ def dbt_stage_times(run_results_path: Path, manifest_path: Path) -> dict:
         "data_test_seconds": round(sum(times[uid] for uid in data_tests), 4),
         "unit_test_seconds": round(sum(times[uid] for uid in unit_tests), 4),
         "test_seconds": round(sum(times[uid] for uid in data_tests + unit_tests), 4),
+        **(
+            {
+                "test_cpu_seconds": round(sum(cpu.get(uid, 0.0) for uid in data_tests + unit_tests), 3),
+                "other_cpu_seconds": round(
+                    outside
+                    + sum(
+                        cpu.get(uid, 0.0)
+                        for uid in run_order
+                        if uid.split(".")[0] not in ("model", "seed", "snapshot", "test", "unit_test")
+                    ),
+                    3,
+                ),
+            }
+            if cpu_samples
+            else {}
+        ),
         "elapsed_seconds": round(float(run_results.get("elapsed_time") or 0.0), 3),
         "node_status": dict(sorted(statuses.items())),
         "failed_nodes": failed,
@@ -819,18 +852,39 @@ def format_report(report: dict) -> str:
     dbt = results.get("dbt")
     if dbt and dbt.get("stages"):
         lines += ["", f"dbt stages ({dbt['label']}, run_results.json execution_time, pipeline order)"]
+        traced = "test_cpu_seconds" in dbt
+        if traced:
+            lines.append(
+                f"  {'':<28} {'wall':>11}  {'share':>6}  {'CPU s':>7}  (CPU of the build's processes in the "
+                "node's window: split evenly where nodes overlap, the node's own with --dbt-threads 1)"
+            )
+
+        def cpu_column(seconds) -> str:
+            return f"  {seconds:>7.2f}" if traced else ""
+
         total = dbt["models_seconds"] + dbt["test_seconds"]
         for stage in dbt["stages"]:
             share = 100 * stage["seconds"] / total if total else 0.0
             name = stage["name"] if stage["kind"] == "model" else f"{stage['name']} ({stage['kind']})"
-            lines.append(f"  {name:<28} {stage['seconds']:>9.3f} s  {share:>5.1f}%")
-        lines.append(f"  {'models + seeds':<28} {dbt['models_seconds']:>9.3f} s")
+            stage_cpu_seconds = cpu_column(stage.get("cpu_seconds", 0))
+            lines.append(f"  {name:<28} {stage['seconds']:>9.3f} s  {share:>5.1f}%{stage_cpu_seconds}")
+        models_cpu = sum(stage.get("cpu_seconds", 0) for stage in dbt["stages"])
+        lines.append(
+            f"  {'models + seeds':<28} {dbt['models_seconds']:>9.3f} s  {'':>6}{cpu_column(models_cpu)}"
+        )
         if dbt["data_tests"] or dbt["unit_tests"]:
             label = f"tests ({dbt['data_tests']} data + {dbt['unit_tests']} unit)"
             share = 100 * dbt["test_seconds"] / total if total else 0.0
-            lines.append(f"  {label:<28} {dbt['test_seconds']:>9.3f} s  {share:>5.1f}%")
+            tests_cpu = cpu_column(dbt.get("test_cpu_seconds", 0))
+            lines.append(f"  {label:<28} {dbt['test_seconds']:>9.3f} s  {share:>5.1f}%{tests_cpu}")
         else:
             lines.append(f"  {'tests':<28} {'skipped':>9}")
+        if traced:
+            other_cpu = cpu_column(dbt["other_cpu_seconds"])
+            lines.append(
+                f"  {'other CPU':<28} {'':>11}  {'':>6}{other_cpu}"
+                "  (start-up, parse, hooks, exposures, between nodes)"
+            )
         lines.append(f"  {'dbt elapsed (run_results)':<28} {dbt['elapsed_seconds']:>9.3f} s")
         lines.append(
             f"  {'dbt start-up + parse':<28} {dbt['wall_seconds'] - dbt['elapsed_seconds']:>9.3f} s"
@@ -987,6 +1041,7 @@ def run_benchmark(args: argparse.Namespace) -> dict:
                 memory_limit=args.memory_limit,
                 skip_tests=args.skip_build_tests,
                 rss_method=rss_method,
+                dbt_threads=args.dbt_threads,
             )
         else:
             result = run_baseline(engine, corpus_path, work, threads=args.threads, rss_method=rss_method)
@@ -1038,6 +1093,7 @@ def run_incremental(args: argparse.Namespace, corpus: Path, work: Path, rss_meth
         "skip_tests": args.skip_build_tests,
         "rss_method": rss_method,
         "extra_vars": {"incremental_outputs": True} if args.incremental_outputs else None,
+        "dbt_threads": args.dbt_threads,
     }
     batches = []
     for share in args.incremental:
@@ -1124,6 +1180,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=2,
         help="dbt var fingerprint_workers, RAYON_NUM_THREADS of the baselines, corpus generator workers",
+    )
+    parser.add_argument(
+        "--dbt-threads",
+        type=int,
+        default=None,
+        help="dbt build --threads (default: the profile's 2); with 1 no two nodes overlap, so each stage's "
+        "CPU seconds are its own rather than an even split of the CPU of the nodes beside it",
     )
     parser.add_argument(
         "--memory-limit",
