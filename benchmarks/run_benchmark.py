@@ -10,8 +10,9 @@ file, each engine in its own subprocess:
 For every engine it measures the wall time of the subprocess and the peak RSS of its process tree
 (``/usr/bin/time -v`` when it exists, else psutil polling every 0.2 s of the summed RSS of the child and
 its descendants).  It prints throughput (documents/s and MB/s of UTF-8 body text, 1 MB = 1e6 bytes; peak
-RSS is reported in the same decimal MB), dbt's per-stage times from ``run_results.json`` and an
-agreement check between dbt and each baseline:
+RSS is reported in the same decimal MB), dbt's per-stage times from ``run_results.json`` with each stage's
+CPU seconds (``benchmarks/stage_cpu.py``: on two cores the build is CPU-bound, so a stage's CPU is what
+changing it can save) and an agreement check between dbt and each baseline:
 
 * exactness: every pair accepted by any engine, and every candidate dbt scored, is re-scored with the
   spec's reference functions (``webdedup.core.reference``); an accepted pair below the threshold, or a dbt
@@ -30,6 +31,7 @@ Usage::
     python benchmarks/run_benchmark.py --docs N [--hot-bucket K] [--seed 7] [--work bench_work/N]
         [--engines dbt,datasketch,rensa] [--threads 2] [--memory-limit 8GB] [--json results.json]
         [--skip-build-tests] [--rss auto|time|psutil] [--incremental 0.01,0.1] [--incremental-outputs]
+        [--dbt-threads 1]
 """
 
 from __future__ import annotations
@@ -820,7 +822,8 @@ def format_report(report: dict) -> str:
         f"corpus: {corpus['path']} ({'reused' if corpus['reused'] else 'generated'}) - "
         f"{stats['documents']:,} documents, {megabytes:.2f} MB body text, seed {corpus['args']['seed']}, "
         f"hot bucket {corpus['args']['hot_bucket']}",
-        f"settings: threads {report['settings']['threads']}, DuckDB memory limit "
+        f"settings: threads {report['settings']['threads']}, dbt threads "
+        f"{report['settings'].get('dbt_threads') or 'of the profile'}, DuckDB memory limit "
         f"{report['settings']['memory_limit']}, peak RSS via {report['settings']['rss_method']}",
         "",
     ]
@@ -1023,6 +1026,7 @@ def run_benchmark(args: argparse.Namespace) -> dict:
         "settings": {
             "engines": args.engines,
             "threads": args.threads,
+            "dbt_threads": args.dbt_threads,
             "memory_limit": args.memory_limit or f"project default ({project_memory_limit()})",
             "skip_build_tests": args.skip_build_tests,
             "rss_method": "/usr/bin/time -v" if rss_method == "time" else "psutil",
