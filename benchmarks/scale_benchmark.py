@@ -278,7 +278,7 @@ def format_results(results: list[dict], settings: dict) -> str:
                 names.append(stage["name"])
     lines += [
         "",
-        f"  {'stage seconds (peak RSS GB)':<28}" + "".join(f"{item['documents']:>20,}" for item in results),
+        f"  {'stage seconds, CPU s (GB)':<28}" + "".join(f"{item['documents']:>28,}" for item in results),
     ]
     for name in names:
         row = []
@@ -286,16 +286,29 @@ def format_results(results: list[dict], settings: dict) -> str:
             found = next((s for s in item["dbt"].get("stages", []) if s["name"] == name), None)
             rss = found and found.get("peak_rss_mb")
             row.append(
-                f"{found['seconds']:12.2f}" + (f" ({rss / 1e3:5.2f})" if rss else " " * 8)
+                f"{found['seconds']:12.2f}{found.get('cpu_seconds', 0):8.1f}"
+                + (f" ({rss / 1e3:5.2f})" if rss else " " * 8)
                 if found
-                else f"{'-':>20}"
+                else f"{'-':>28}"
             )
         lines.append(f"  {name:<28}" + "".join(row))
-    for label, key in (("tests (summed)", "test_seconds"), ("dbt elapsed", "elapsed_seconds")):
+    for label, key, cpu_key in (
+        ("tests (summed)", "test_seconds", "test_cpu_seconds"),
+        ("dbt elapsed", "elapsed_seconds", None),
+    ):
         lines.append(
-            f"  {label:<28}" + "".join(f"{item['dbt'].get(key) or 0:12.2f}        " for item in results)
+            f"  {label:<28}"
+            + "".join(
+                f"{item['dbt'].get(key) or 0:12.2f}"
+                + (f"{item['dbt'].get(cpu_key) or 0:8.1f}" if cpu_key else " " * 8)
+                + " " * 8
+                for item in results
+            )
         )
-    lines.append("  peak RSS: the whole build's, sampled while the stage ran (two stages run at once)")
+    lines.append(
+        "  CPU s: the build's CPU in the stage's window, split evenly with a stage beside it (stage_cpu.py);"
+        " peak RSS: the whole build's, sampled while the stage ran (two stages run at once)"
+    )
     return "\n".join(lines)
 
 
