@@ -57,7 +57,9 @@ class CpuTrace:
         while not self._stop.is_set():
             seconds = tree_cpu_seconds(self.process)
             if seconds is not None:
-                self.samples.append((time.time(), seconds))
+                # a child that exited and is not waited for yet is in no member's times for a moment:
+                # the trace never goes down
+                self.samples.append((time.time(), max(seconds, self.samples[-1][1] if self.samples else 0.0)))
             self._stop.wait(self.interval)
 
     def start(self) -> CpuTrace:
