@@ -39,6 +39,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # make ``benchmark
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import run_benchmark as rb
+from benchmarks import stage_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SIZES = (100_000, 1_000_000)
@@ -196,20 +197,15 @@ def run_size(docs: int, args: argparse.Namespace, rss_method: str, given: Path |
 
 
 def stage_windows(run_results: Path) -> dict[str, tuple[datetime, datetime]]:
-    """Each node's (start, end) in run_results.json: its compile start to its execute end, export
-    post-hooks included; {} when the build wrote none."""
+    """Each node's window (stage_cpu.node_windows: its compile start to its execute end, export post-hooks
+    included) in run_results.json, as UTC datetimes; {} when the build wrote none."""
     if not run_results.exists():
         return {}
-    windows = {}
-    for item in json.loads(run_results.read_text(encoding="utf-8"))["results"]:
-        times = [
-            datetime.fromisoformat(t[key])
-            for t in item.get("timing", [])
-            for key in ("started_at", "completed_at")
-        ]
-        if times:
-            windows[item["unique_id"]] = (min(times), max(times))
-    return windows
+    windows = stage_cpu.node_windows(json.loads(run_results.read_text(encoding="utf-8")))
+    return {
+        unique_id: (datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC))
+        for unique_id, (start, end) in windows.items()
+    }
 
 
 def stage_peak_rss(
