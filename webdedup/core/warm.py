@@ -1,7 +1,8 @@
 """Compile (or load from numba's cache) every kernel once: ``python -m webdedup.core.warm``.
 
-``make`` runs it at install, so that no build pays the compilation (~7 s); the machine code is cached in
-``webdedup/core/__pycache__``.  The settings below only choose argument types, not results.
+``make`` runs it at install, so that no build pays the compilation (about 13 s on this machine); the
+machine code is cached in ``webdedup/core/__pycache__``.  The settings below only choose argument types,
+not results.
 """
 
 from __future__ import annotations
