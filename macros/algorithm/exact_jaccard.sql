@@ -3,25 +3,43 @@
   (low_doc_id, high_doc_id, shared_shingles, union_shingles, jaccard) for every row of `pairs`
   (columns low_doc_id, high_doc_id), from the shingle sets in `shingle_sets` (doc_id, shingle_count,
   shingle_set, each set its distinct hashes in ascending order), by default those of the pairs'
-  documents from shingle_sets_source() below (DuckDB) or int_shingle_sets (Spark).  Jaccard of two
-  empty sets is 0.0.  union = |A| + |B| - shared, so only the intersection size differs by engine.
+  documents' texts (DuckDB: webdedup_pair_intersections, a document without text is an error naming it)
+  or int_shingle_sets (Spark).  Jaccard of two empty sets is 0.0.  union = |A| + |B| - shared, so only the intersection size differs by engine.
 -#}
 {% macro exact_jaccard(pairs, shingle_sets=none) %}
     {{- return(adapter.dispatch("exact_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
 {% endmacro %}
 
 {#-
-  DuckDB: the intersection of each pair's two sorted sets is counted by a merge in compiled code
-  (webdedup_shared_shingles, from the registry webdedup/engines/udfs.py): one row per pair, no row per
-  shingle.  Only the sets of the pairs' documents are joined (the pairs here are few: cluster_inspection's
-  member-to-representative pairs that were not candidates, the audit's survivors); the candidate pairs
-  go through candidate_anchor_jaccard below.
+  DuckDB: the pairs (int_member_jaccards' member-to-representative pairs that were not candidates,
+  clustering strict's) go to webdedup_pair_intersections (registry webdedup/engines/udfs.py) as one list,
+  and are counted as int_anchor_intersections counts the candidate pairs: their documents' texts shingled
+  into a scratch file, each pair one compiled merge, about var jaccard_block_mb of sets in memory.  Held as
+  lists in this query, the sets of 18,599 pages of 60 KB took more than DuckDB's 2.7 GB.  Given
+  shingle_sets (the audit's prefixes, explain_pair's few sets), each pair's two sorted sets are merged
+  by webdedup_shared_shingles.  The candidate pairs go through candidate_anchor_jaccard below.
 -#}
 {% macro duckdb__exact_jaccard(pairs, shingle_sets) %}
-    {%- if shingle_sets is none -%}
-        {%- set shingle_sets = shingle_sets_source(
-            "select low_doc_id from " ~ pairs ~ " union select high_doc_id from " ~ pairs) -%}
-    {%- endif %}
+    {%- if shingle_sets is none %}
+    with
+    jaccard_pair_counts as (
+        select unnest(webdedup_pair_intersections(
+            (select list({'low_doc_id': low_doc_id, 'high_doc_id': high_doc_id}) from {{ pairs }}),
+            {% for relation in exact_jaccard_inputs() %}{{ sql_string(relation | string) }}, {% endfor %}
+            {{ sql_string(var("jaccard_block_mb") | string) }}
+        ), recursive := true)
+    ),
+    jaccard_counts as (
+        select
+            p.low_doc_id,
+            p.high_doc_id,
+            c.both_counts,
+            c.shared_shingles
+        from {{ pairs }} as p
+        inner join jaccard_pair_counts as c on p.low_doc_id = c.low_doc_id and p.high_doc_id = c.high_doc_id
+    )
+    {{ duckdb__jaccard_from_counts("jaccard_counts") }}
+    {%- else %}
     with
     jaccard_sets as (
         select
@@ -46,7 +64,21 @@
         inner join jaccard_sets as r on p.high_doc_id = r.doc_id
     )
     {{ duckdb__jaccard_from_counts("jaccard_counts") }}
+    {%- endif %}
 {% endmacro %}
+
+{#- The relations exact_jaccard reads without shingle_sets (a model that scores pairs only while it runs,
+    clustering: strict, names them in a depends_on comment).  DuckDB: the texts, the groups sizing the
+    scratch file's partitions and the run's settings, in webdedup_pair_intersections' order. -#}
+{% macro exact_jaccard_inputs() %}
+    {{- return(adapter.dispatch("exact_jaccard_inputs", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro duckdb__exact_jaccard_inputs() %}
+    {{- return([shingle_sets_ref(), ref("int_shingle_set_groups"), ref("int_run_settings")]) -}}
+{% endmacro %}
+
+{% macro default__exact_jaccard_inputs() %}{{ return([shingle_sets_ref()]) }}{% endmacro %}
 
 {#- (low_doc_id, high_doc_id, shared_shingles, union_shingles, jaccard) from both set sizes and the shared count. -#}
 {% macro duckdb__jaccard_from_counts(counts) %}
@@ -156,7 +188,7 @@
   shingle_sets_source(doc_ids): a relation (doc_id, shingle_count, shingle_set) of the shingle sets of
   the documents the query `doc_ids` (one column of doc_ids) selects.  DuckDB: computed as they are read,
   from the shingled text (int_shingle_texts) by the Arrow function webdedup_shingle_set, for those
-  documents only (the few pairs of cluster_inspection, clustering: strict and the audit): the sets of
+  documents only (the audit's anchors, explain_pair's two pages): the sets of
   every candidate anchor would be the largest table of the database (8 bytes per shingle, random), and
   the candidate pairs are counted by int_anchor_intersections over sets it holds only while it runs.
   Spark: those rows of the int_shingle_sets table.

@@ -13,7 +13,7 @@
       keeps nearly twice the co-clustered pairs of taking the newest page, benchmarks/strict_bound.py);
   and every unplaced member whose exact Jaccard to it is at or above the threshold is placed with it.  So
   no member is ever removed in favour of a page it is not similar to.  Exact Jaccard is that of the
-  members' shingle-set group anchors (their sets from shingle_sets_source), scored by exact_jaccard whether
+  members' shingle-set group anchors, scored by exact_jaccard (from their texts) whether
   or not the pair was ever an LSH candidate; identical sets score 1.0 (empty sets 0.0).
 
   Each round scores one pair per unplaced member of the components still being split (two for those

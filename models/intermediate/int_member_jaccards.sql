@@ -106,7 +106,7 @@ unscored_pairs as (
 
 computed_jaccard as (
 
-    -- the sets of just these pairs' anchors, shingled as they are read (macro shingle_sets_source)
+    -- these pairs' anchors shingled into a scratch file while they are counted (macro exact_jaccard)
     {{ exact_jaccard("unscored_pairs") }}
 
 ),

@@ -13,7 +13,8 @@
 -#}
 {%- set strict = dedup_settings().clustering == "strict" %}
 {% if strict -%}
-    -- strict_clusters scores pairs while it runs, over the sets of: depends_on: {{ shingle_sets_ref() }}
+    -- strict_clusters scores pairs while it runs (exact_jaccard), reading:
+    -- depends_on: {{ exact_jaccard_inputs() | join(", ") }}
 {% endif %}
 
 with

@@ -12,7 +12,9 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from webdedup.core.fingerprint import (
     FINGERPRINT_SCHEMA,
@@ -22,6 +24,12 @@ from webdedup.core.fingerprint import (
     shingle_set_batch,
 )
 
+#: Body bytes one kernel call takes at most: a batch of long pages (2,048 pages of 500 KB are 1 GB of text,
+#: and the kernels' token and shingle arrays several times that) is cut into slices of about this much
+#: text, so memory follows the pages in flight, not the length of a page.  Batches of ordinary pages
+#: (2,048 pages of 3-10 KB) are far below it and are not cut.
+MAX_BATCH_BYTES = 32 << 20
+
 
 @dataclass(frozen=True)
 class RunSettings:
@@ -29,6 +37,7 @@ class RunSettings:
     batch_size: int
     workers: int
     progress_every: int = 100_000
+    max_batch_bytes: int = MAX_BATCH_BYTES
 
 
 def settings_from_row(row: dict) -> RunSettings:
@@ -55,6 +64,27 @@ def carry_columns(result: pa.RecordBatch, source: pa.RecordBatch, names) -> pa.R
     return result
 
 
+def byte_bounded(batches, max_bytes: int):
+    """Each record batch of ``batches`` as consecutive slices of whole rows (no copy), each holding at most
+    ``max_bytes`` of column ``body`` (a row longer than that is a slice of its own); a batch within the
+    bound, or without a body column, passes unchanged."""
+    for batch in batches:
+        if "body" not in batch.schema.names or batch.num_rows < 2:
+            yield batch
+            continue
+        lengths = pc.fill_null(pc.binary_length(batch.column("body")), 0).to_numpy(zero_copy_only=False)
+        ends = np.cumsum(lengths, dtype=np.int64)
+        if ends[-1] <= max_bytes:
+            yield batch
+            continue
+        start = 0
+        while start < batch.num_rows:
+            before = ends[start - 1] if start else 0
+            stop = max(int(np.searchsorted(ends, before + max_bytes, side="right")), start + 1)
+            yield batch.slice(start, stop - start)
+            start = stop
+
+
 def iter_batches(batches, settings: RunSettings, function=None, label: str = "fingerprints", carry=()):
     """Apply ``function(batch, settings.params)`` (default ``fingerprint_batch``) to an iterable of record
     batches (doc_id, body, ...), yielding the results in input order, each with the input columns named
@@ -63,8 +93,9 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
     With ``settings.workers > 1`` batches go to that many worker threads (the kernels in
     ``webdedup.core.kernels`` release the GIL, so threads run them in parallel without the start-up and
     copying costs of processes); at most ``2 * workers`` batches are in flight, so memory is bounded by
-    the batch size, not by the corpus.  Progress (documents done, docs/s) is printed every
-    ``progress_every`` documents.
+    the batch size, not by the corpus; a batch of long pages is cut into slices of at most
+    ``settings.max_batch_bytes`` of body first (``byte_bounded``).  Progress (documents done, docs/s) is
+    printed every ``progress_every`` documents.
     """
     function = function or fingerprint_batch
     started = time.monotonic()
@@ -81,6 +112,7 @@ def iter_batches(batches, settings: RunSettings, function=None, label: str = "fi
             next_report += settings.progress_every
         return result
 
+    batches = byte_bounded(batches, settings.max_batch_bytes)
     if settings.workers <= 1:
         for batch in batches:
             yield finish(function(batch, settings.params), batch)

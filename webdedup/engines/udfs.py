@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pyarrow.compute as pc
 
 from webdedup.core import fingerprint, ratios
+from webdedup.engines import anchor_scoring
 from webdedup.inputs import csv_files, input_files
 from webdedup.outputs import files, guards, numbers, parts, row_groups
 
@@ -32,6 +33,12 @@ TYPES = {
     "blob": {DUCKDB: "BLOB", SPARK: "binary"},
     "bigint[][]": {DUCKDB: "BIGINT[][]", SPARK: "array<array<bigint>>"},
     "double": {DUCKDB: "DOUBLE", SPARK: "double"},
+    # exact_jaccard's pairs and their counts (DuckDB only)
+    "pairs": {DUCKDB: "STRUCT(low_doc_id VARCHAR, high_doc_id VARCHAR)[]"},
+    "pair counts": {
+        DUCKDB: "STRUCT(low_doc_id VARCHAR, high_doc_id VARCHAR, both_counts BIGINT, "
+        "shared_shingles BIGINT)[]"
+    },
 }
 
 
@@ -139,6 +146,24 @@ UDFS = (
         "Writes a query's rows to a zstd Parquet file (pyarrow's writer) in row groups of exactly `rows` "
         "rows but the last, whatever the physical layout of the tables it reads (the release, written in "
         "stored order without a sort).",
+        side_effects=True,
+        takes_connection=True,
+    ),
+    Udf(
+        "webdedup_pair_intersections",
+        anchor_scoring.pair_intersections,
+        (
+            ("pairs", "pairs"),
+            ("texts", "text"),
+            ("groups", "text"),
+            ("settings", "text"),
+            ("block_mb", "text"),
+        ),
+        "pair counts",
+        frozenset({DUCKDB}),
+        "exact_jaccard: the shared shingles and both set sizes of each pair, counted as "
+        "int_anchor_intersections counts (a scratch file of sets, about block_mb of them in memory) over "
+        "the texts of the named tables, read as committed; one call per query (the pairs as one list).",
         side_effects=True,
         takes_connection=True,
     ),

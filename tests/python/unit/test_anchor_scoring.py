@@ -214,3 +214,37 @@ def test_gathered_writes_keep_every_byte_in_order_through_short_writes(tmp_path,
     with open(path, "wb", buffering=0) as sink:
         anchor_scoring._write_pieces(sink.fileno(), list(pieces))
     assert path.read_bytes() == b"".join(bytes(piece) for piece in pieces)
+
+
+def test_the_sql_function_counts_any_pairs_of_documents_as_the_spec(database):
+    """webdedup_pair_intersections (macro exact_jaccard on DuckDB), registered as the plugin registers it
+    and called inside a query with the pairs as one list: each pair's shared shingles and both set sizes
+    are the spec's, one row per distinct pair (a document paired with itself included); no pairs give no
+    rows, and a document without text is an error naming it."""
+    from webdedup.engines.duckdb_plugin import register_functions
+
+    connection, texts, pairs, _ = database
+    register_functions(connection)
+    names = sorted(texts)
+    asked = [*pairs, pairs[0], (names[0], names[0])]
+    connection.register(
+        "asked",
+        pa.table({"low_doc_id": [low for low, _ in asked], "high_doc_id": [high for _, high in asked]}),
+    )
+
+    def counted(pairs_sql: str) -> list[tuple]:
+        return connection.execute(f"""
+            select unnest(webdedup_pair_intersections(
+                (select list({{'low_doc_id': low_doc_id, 'high_doc_id': high_doc_id}}) from ({pairs_sql})),
+                'texts', 'groups', 'settings', '1'
+            ), recursive := true)
+        """).fetchall()
+
+    rows = counted("select * from asked")
+    assert sorted((low, high) for low, high, _, _ in rows) == sorted(set(asked))
+    for low, high, both_counts, shared in rows:
+        low_set, high_set = _spec_shingles(texts[low]), _spec_shingles(texts[high])
+        assert (both_counts, shared) == (len(low_set) + len(high_set), len(low_set & high_set))
+    assert counted("select * from asked where false") == []
+    with pytest.raises(duckdb.Error, match="no text for the anchor document doc-999"):
+        counted("select 'doc-000' as low_doc_id, 'doc-999' as high_doc_id")

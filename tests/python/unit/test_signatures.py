@@ -47,6 +47,31 @@ def test_streaming_driver_keeps_order_and_rows():
     assert streamed == direct
 
 
+def test_batches_of_long_pages_are_cut_by_body_bytes_with_the_same_results():
+    rng = random.Random(5)
+    bodies = [_doc(rng, rng.choice([0, 3, 40, 400])) for _ in range(60)] + [None, "x" * 5000]
+    batch = _batch(bodies)
+    sizes = [len(body.encode()) if body else 0 for body in bodies]
+    slices = list(stream.byte_bounded([batch], 1000))
+    assert pa.Table.from_batches(slices).equals(pa.Table.from_batches([batch]))  # every row, in order
+    for piece in slices:
+        offset = piece.column("doc_id")[0].as_py()
+        piece_sizes = sizes[int(offset[1:]) : int(offset[1:]) + piece.num_rows]
+        assert sum(piece_sizes) <= 1000 or piece.num_rows == 1
+        assert (
+            piece.column("body").buffers()[2].address == batch.column("body").buffers()[2].address
+        )  # no copy
+    assert len(slices) > 10
+    assert list(stream.byte_bounded([batch], 10**9)) == [batch]
+    for workers in (1, 2):
+        settings = stream.RunSettings(
+            params=fp.FingerprintParams.spec(), batch_size=2048, workers=workers, max_batch_bytes=1000
+        )
+        reader = pa.RecordBatchReader.from_batches(batch.schema, [batch])
+        streamed = stream.stream_fingerprints(reader, settings).read_all()
+        assert streamed.to_pylist() == fp.fingerprint_batch(batch, settings.params).to_pylist()
+
+
 def test_empty_documents_follow_the_spec():
     out = fp.fingerprint_batch(
         _batch(["", "   ", "?!", "two words"]), fp.FingerprintParams.spec()
