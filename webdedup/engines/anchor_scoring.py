@@ -34,7 +34,6 @@ shingled again), so its cost follows the batch, not the corpus.  The other pairs
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import mmap
 import os
 import uuid
@@ -67,8 +66,6 @@ SET_OVERHEAD_BYTES = 64
 STREAM_ROWS = 4096
 #: pairs counted per chunk (keys, flags and counts: about 60 bytes a pair while it is counted)
 PAIR_CHUNK_ROWS = 1 << 20
-#: texts per batch of ``pair_intersections`` (it runs inside a query: 2,048 pages of 540 KB did not fit)
-PAIR_TEXT_ROWS = 256
 #: pieces per gathered write (os.writev); POSIX guarantees at least 16, Linux and macOS take 1024
 IOV_MAX = max(16, os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16)
 
@@ -142,7 +139,6 @@ def pair_intersections(connection, pairs, documents: str, groups: str, settings:
     counter = connection.cursor()
     try:
         run = settings_from_row(counter.sql(f"select * from {settings}").to_arrow_table().to_pylist()[0])
-        run = dataclasses.replace(run, batch_size=min(run.batch_size, PAIR_TEXT_ROWS))
         counter.register("webdedup_pending_pairs", pending)
         return [
             {
