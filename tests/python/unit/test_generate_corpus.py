@@ -184,3 +184,21 @@ def test_baselines_in_chunks_equal_the_whole_corpus_at_once(runner, corpus: pa.T
     assert chunked["settings"]["kept_shingle_sets"] is False
     for key in ("duplicate_pairs", "clusters", "representatives", "candidate_count"):
         assert chunked[key] == whole[key], key
+
+
+def test_long_pages_join_source_bodies_and_copy_every_seventh():
+    from benchmarks import long_pages
+
+    source = [{"doc_id": f"s{i}", "title": f"t{i}", "body": f"body {i} " * 3} for i in range(50)]
+    rows = long_pages.long_pages(source, pages=15, join=4)
+    assert [row["doc_id"] for row in rows][:9] == [f"long-{i:06d}" for i in range(8)] + ["long-000007-copy"]
+    assert len(rows) == 15 + 2  # copies of pages 7 and 14
+    bodies = {row["body"] for row in source}
+    for row in rows:
+        if row["doc_id"].endswith("-copy"):
+            original = next(r for r in rows if r["doc_id"] == row["doc_id"][: -len("-copy")])
+            assert original["body"].startswith(row["body"])
+            assert len(row["body"]) == len(original["body"]) * 9 // 10
+        else:
+            parts = row["body"].split("\n\n")
+            assert len(parts) == 4 and set(parts) <= bodies
