@@ -20,7 +20,7 @@
   by webdedup_shared_shingles.  The candidate pairs go through candidate_anchor_jaccard below.
 -#}
 {% macro duckdb__exact_jaccard(pairs, shingle_sets) %}
-    {%- if shingle_sets is none %}
+    {%- if shingle_sets is none and exact_jaccard_in_scratch() %}
     with
     jaccard_pair_counts as (
         select unnest(webdedup_pair_intersections(
@@ -40,6 +40,10 @@
     )
     {{ duckdb__jaccard_from_counts("jaccard_counts") }}
     {%- else %}
+    {%- if shingle_sets is none -%}
+        {%- set shingle_sets = shingle_sets_source(
+            "select low_doc_id from " ~ pairs ~ " union select high_doc_id from " ~ pairs) -%}
+    {%- endif %}
     with
     jaccard_sets as (
         select
@@ -66,6 +70,12 @@
     {{ duckdb__jaccard_from_counts("jaccard_counts") }}
     {%- endif %}
 {% endmacro %}
+
+{#- Whether exact_jaccard without shingle_sets counts in the scratch file (webdedup_pair_intersections, which
+    reads the tables by name on a connection of its own).  A unit test overrides it to false: its inputs
+    are fixtures inside the query, which that connection cannot see, so it gets the list merge over
+    shingle_sets_source (the same counts, tests/python/unit/test_anchor_scoring.py). -#}
+{% macro exact_jaccard_in_scratch() %}{{ return(true) }}{% endmacro %}
 
 {#- The relations exact_jaccard reads without shingle_sets (a model that scores pairs only while it runs,
     clustering: strict, names them in a depends_on comment).  DuckDB: the texts, the groups sizing the
