@@ -4,7 +4,8 @@
   (columns low_doc_id, high_doc_id), from the shingle sets in `shingle_sets` (doc_id, shingle_count,
   shingle_set, each set its distinct hashes in ascending order), by default those of the pairs'
   documents' texts (DuckDB: webdedup_pair_intersections, a document without text is an error naming it)
-  or int_shingle_sets (Spark).  Jaccard of two empty sets is 0.0.  union = |A| + |B| - shared, so only the intersection size differs by engine.
+  or int_shingle_sets (Spark).  Jaccard of two empty sets is 0.0.  union = |A| + |B| - shared, so only
+  the intersection size differs by engine.
 -#}
 {% macro exact_jaccard(pairs, shingle_sets=none) %}
     {{- return(adapter.dispatch("exact_jaccard", "web_text_dedup")(pairs, shingle_sets)) -}}
