@@ -37,6 +37,7 @@ import contextlib
 import mmap
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -66,6 +67,8 @@ SET_OVERHEAD_BYTES = 64
 STREAM_ROWS = 4096
 #: pairs counted per chunk (keys, flags and counts: about 60 bytes a pair while it is counted)
 PAIR_CHUNK_ROWS = 1 << 20
+#: pairs below which a partition's merge runs on one thread (splitting costs more than it saves)
+PARALLEL_MERGE_ROWS = 1 << 14
 #: pieces per gathered write (os.writev); POSIX guarantees at least 16, Linux and macOS take 1024
 IOV_MAX = max(16, os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16)
 
@@ -171,7 +174,7 @@ def _counted(connection, tables: tuple[str, str], run, budget: int):
         ranges = _write_sets(connection, _texts_sql(documents, anchors), path, run, (budget, keys))
         # the mapped partition's pages count as this process's memory: DuckDB's cache makes room for them
         with lend(connection, budget):
-            yield from _counted_pairs(connection, (pairs, anchors), path, ranges)
+            yield from _counted_pairs(connection, (pairs, anchors), path, ranges, run.workers)
     finally:
         connection.execute(f"drop table if exists {pairs}; drop table if exists {anchors}")
         with contextlib.suppress(FileNotFoundError):
@@ -292,11 +295,12 @@ def _write_pieces(fd: int, pieces: list) -> None:
             pieces[index] = pieces[index][written:]
 
 
-def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
+def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges, workers: int = 1):
     """Every pair of ``pairs`` counted over the scratch file's sets (memory-mapped: the pages of the sets
     in use are resident, and a partition's sets lie together), as batches of SCHEMA: first the pairs
     within each partition, then the few across partitions.  The pairs arrive from DuckDB in that order,
-    PAIR_CHUNK_ROWS at a time, so memory holds one chunk of them, however many there are."""
+    PAIR_CHUNK_ROWS at a time, so memory holds one chunk of them, however many there are.  Each
+    partition's merges are shared among ``workers`` threads (``merge_rows``)."""
     pairs, anchors = tables
     starts, ends = ranges
     keyed_anchors = connection.sql(f"select doc_id, part from {anchors} order by key").to_arrow_table()
@@ -319,7 +323,27 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
         order by l.part <> r.part, least(l.part, r.part), greatest(l.part, r.part), low_key, high_key
     """).to_arrow_reader(PAIR_CHUNK_ROWS)
     values, mapping = _mapped(path)
+    executor = ThreadPoolExecutor(workers, thread_name_prefix="webdedup-merge") if workers > 1 else None
+    pool = (executor, workers) if executor is not None else None
     counted = np.zeros(2, dtype=np.int64)  # pairs within, across
+    try:
+        yield from _counted_chunks(
+            keyed, key_parts, (values, mapping, starts, ends), doc_ids, (counted, pool)
+        )
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True)
+    print(
+        f"[exact jaccard] {int(counted[0]):,} pairs within and {int(counted[1]):,} across "
+        f"{int(key_parts.max()) + 1 if len(key_parts) else 0:,} partition(s)",
+        flush=True,
+    )
+
+
+def _counted_chunks(keyed, key_parts, sets, doc_ids, state):
+    """``_counted_pairs``' loop: each chunk of keyed pairs counted, as a batch of SCHEMA."""
+    values, mapping, starts, ends = sets
+    counted, pool = state
     current = -1  # the high partition of the pairs merged last
     for chunk in keyed:
         if not chunk.num_rows:
@@ -338,14 +362,25 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges):
                 if current >= 0:
                     _release(mapping)
                 current = part
-            intersections(values, low_starts, low_ends, values, high_starts, high_ends, shared, rows)
+            merge_rows((values, low_starts, low_ends, values, high_starts, high_ends, shared), rows, pool)
         counts = (low_ends - low_starts, high_ends - high_starts, shared)
         yield _by_doc_id(pa.Table.from_batches([chunk]), counts, doc_ids)
-    print(
-        f"[exact jaccard] {int(counted[0]):,} pairs within and {int(counted[1]):,} across "
-        f"{int(key_parts.max()) + 1 if len(key_parts) else 0:,} partition(s)",
-        flush=True,
-    )
+
+
+def merge_rows(
+    arguments: tuple, rows: np.ndarray, pool: tuple[ThreadPoolExecutor, int] | None = None
+) -> None:
+    """``intersections(*arguments, rows)``: each row's count written to the output array of
+    ``arguments``; with a ``pool`` (an executor and its number of threads) and at least
+    PARALLEL_MERGE_ROWS rows, as one consecutive slice of the rows per thread, at once (the kernel
+    releases the GIL; each row is written by exactly one slice)."""
+    if pool is None or len(rows) < PARALLEL_MERGE_ROWS:
+        intersections(*arguments, rows)
+        return
+    executor, threads = pool
+    futures = [executor.submit(intersections, *arguments, part) for part in np.array_split(rows, threads)]
+    for future in futures:
+        future.result()
 
 
 def partition_runs(parts: np.ndarray) -> list[np.ndarray]:

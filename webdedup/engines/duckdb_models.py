@@ -109,7 +109,7 @@ def pictures(session, *, settings, curve, scored):
     row = settings.fetch_arrow_table().to_pylist()[0]
     rows = render_pictures(
         curve=curve.project("jaccard, p_candidate").fetchall(),
-        jaccards=scored.project("jaccard").fetch_arrow_table().column("jaccard").to_pylist(),
+        jaccards=scored.project("jaccard").to_arrow_table().column("jaccard"),
         threshold=row["threshold"],
         bands=row["bands"],
         rows_per_band=row["rows_per_band"],

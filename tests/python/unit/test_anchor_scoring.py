@@ -80,15 +80,18 @@ def _run(connection, existing=None) -> list[dict]:
     return pa.Table.from_batches(list(reader), schema=anchor_scoring.SCHEMA).to_pylist()
 
 
+@pytest.mark.parametrize("parallel_rows", [1, 1 << 14])
 @pytest.mark.parametrize("chunk_rows", [1, 7, 1 << 20])
 @pytest.mark.parametrize("budget_bytes", [1, 300, 10**9])
-def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes, chunk_rows):
+def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes, chunk_rows, parallel_rows):
     """Any partitioning of the sets (one set each, several, one) and any chunking of the pairs (chunks
     that end inside a partition's run of pairs, or hold them all) give the spec's counts, also when the
-    mapped pages are handed back between chunks."""
+    mapped pages are handed back between chunks, and with each run of pairs merged on one thread or
+    shared among the settings' two workers."""
     connection, texts, pairs, tmp_path = database
     monkeypatch.setattr(anchor_scoring, "block_budget", lambda _: budget_bytes)
     monkeypatch.setattr(anchor_scoring, "PAIR_CHUNK_ROWS", chunk_rows)
+    monkeypatch.setattr(anchor_scoring, "PARALLEL_MERGE_ROWS", parallel_rows)
     released = []
     release = anchor_scoring._release
     monkeypatch.setattr(anchor_scoring, "_release", lambda mapping: (released.append(1), release(mapping)))
@@ -131,6 +134,30 @@ def test_one_partitions_sets_are_merged_at_a_time_within_a_chunk(database, monke
     assert all(earlier == "release" or later == "release" for earlier, later in itertools.pairwise(events)), (
         "the pages are handed back between two partitions' merges"
     )
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_merges_shared_among_threads_count_every_row_once_as_sets_do(monkeypatch, threads):
+    """merge_rows on a pool gives each row the size of its two sets' intersection (Python sets), rows
+    outside ``rows`` untouched, whatever the number of threads and however the rows split."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(anchor_scoring, "PARALLEL_MERGE_ROWS", 1)
+    rng = np.random.default_rng(threads)
+    sets = [np.unique(rng.integers(0, 400, rng.integers(0, 60)).astype(np.uint64)) for _ in range(50)]
+    values = np.concatenate(sets)
+    ends = np.cumsum([len(s) for s in sets])
+    starts = ends - [len(s) for s in sets]
+    left, right = rng.integers(0, 50, 997), rng.integers(0, 50, 997)
+    rows = np.sort(rng.choice(997, 900, replace=False))
+    out = np.full(997, -1, dtype=np.int64)
+    arguments = (values, starts[left], ends[left], values, starts[right], ends[right], out)
+    with ThreadPoolExecutor(threads) as executor:
+        anchor_scoring.merge_rows(arguments, rows, (executor, threads) if threads > 1 else None)
+    expected = np.full(997, -1, dtype=np.int64)
+    for row in rows:
+        expected[row] = len(set(sets[left[row]].tolist()) & set(sets[right[row]].tolist()))
+    assert out.tolist() == expected.tolist()
 
 
 def test_partition_runs_cut_where_the_partition_changes():

@@ -2,8 +2,10 @@
 own tables, writes them with its outputs and publishes them to the docs assets."""
 
 import math
+import random
 import xml.etree.ElementTree as ET
 
+import pyarrow as pa
 import pytest
 
 from webdedup.outputs import pictures
@@ -119,3 +121,31 @@ def test_render_pictures_is_deterministic_and_names_the_files():
     ]
     for row in first:
         _parse(row["svg"])
+
+
+def test_histogram_bins_every_value_as_the_formula_on_one_float():
+    # the bins of a column of millions of pairs are computed at once (numpy); each value must land where
+    # floor(J * bins + 1e-9), clamped to the bins, puts one Python float: bin edges, values one ulp either
+    # side of them, 0, 1 and random values
+    rng = random.Random(5)
+    edges = [k / bins for bins in (10, 20) for k in range(bins + 1)] + [0.7, 0.35, 0.15, 0.95]
+    near = [math.nextafter(edge, direction) for edge in edges for direction in (0.0, 2.0)]
+    values = [min(max(v, 0.0), 1.0) for v in edges + near] + [rng.random() for _ in range(2_000)]
+    for bins in (10, 20, 7):
+        expected = [0] * bins
+        for value in values:
+            expected[min(max(math.floor(value * bins + 1e-9), 0), bins - 1)] += 1
+        assert pictures.histogram_counts(values, bins) == expected
+        chunked = pa.chunked_array([values[:100], values[100:]], pa.float64())
+        assert pictures.histogram_counts(chunked, bins) == expected
+
+
+def test_histogram_of_an_arrow_column_equals_the_list_and_rejects_nulls():
+    jaccards = [0.3, 0.75, 0.9, 1.0, 0.0]
+    as_list = jaccard_histogram_svg(jaccards, threshold=0.7, bands=8, rows_per_band=8)
+    as_column = jaccard_histogram_svg(pa.chunked_array([jaccards]), threshold=0.7, bands=8, rows_per_band=8)
+    assert as_list == as_column
+    with pytest.raises(ValueError, match=r"1 candidate pair.*null"):
+        jaccard_histogram_svg(pa.array([0.5, None]), threshold=0.7, bands=8, rows_per_band=8)
+    with pytest.raises(ValueError, match="NaN"):
+        jaccard_histogram_svg([0.5, float("nan")], threshold=0.7, bands=8, rows_per_band=8)
