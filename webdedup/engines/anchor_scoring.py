@@ -13,13 +13,14 @@ after another as uint64 and nothing else (the keys' places in it are kept in mem
 3. the anchors' texts (int_shingle_texts) are read in stored order, shingled by the code int_fingerprints
    uses (webdedup/core/stream.py, webdedup/core/fingerprint.py) and written to the scratch file
    partition by partition at each flush, in gathered writes straight from the shingled batches (no copy
-   in between): neither the bodies nor the sets are sorted, and memory holds the batches in flight plus
-   at most half the budget of sets waiting to be written;
+   in between; webdedup/engines/scratch_sets.py): neither the bodies nor the sets are sorted, and memory
+   holds the batches in flight plus at most half the budget of sets waiting to be written;
 4. the file is memory-mapped (no copy, no decoding) and the pairs are counted in the order DuckDB sorts
    them into, a chunk at a time (PAIR_CHUNK_ROWS): those within each partition, then the few across
    partitions, so the pages of about one partition of sets are in use at a time (the mapped pages are
    handed back as the pairs move on to the next partition: mapped, they count in the build's RSS); each
-   pair is one compiled merge of two sorted sets (webdedup/core/kernels.py ``intersections``).  Reading
+   pair is one compiled merge of two sorted sets (webdedup/core/kernels.py ``intersections``), a
+   partition's pairs shared among the fingerprint workers' threads (``merge_rows``).  Reading
    the sets back through DuckDB from a Parquet scratch file took 4.4 of the model's 10.6 s at 1M generated
    pages, the mapped merge 0.4 s (docs/benchmarks.md, session 21);
 5. the keys are mapped back to doc_ids, each pair oriented as int_anchor_pairs orients it
@@ -34,7 +35,6 @@ shingled again), so its cost follows the batch, not the corpus.  The other pairs
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -43,8 +43,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import webdedup.engines.scratch_sets as scratch_sets
 from webdedup.core.kernels import intersections
-from webdedup.core.stream import settings_from_row, stream_shingle_sets
+from webdedup.core.stream import settings_from_row
 from webdedup.engines.duckdb_memory import lend
 
 #: One row per pair of int_anchor_intersections (low_doc_id < high_doc_id): both set sizes (int32 like
@@ -69,8 +70,6 @@ STREAM_ROWS = 4096
 PAIR_CHUNK_ROWS = 1 << 20
 #: pairs below which a partition's merge runs on one thread (splitting costs more than it saves)
 PARALLEL_MERGE_ROWS = 1 << 14
-#: pieces per gathered write (os.writev); POSIX guarantees at least 16, Linux and macOS take 1024
-IOV_MAX = max(16, os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16)
 
 
 def block_budget(block_mb) -> int:
@@ -171,7 +170,8 @@ def _counted(connection, tables: tuple[str, str], run, budget: int):
         os.makedirs(folder, exist_ok=True)
         connection.execute(f"create temp table {anchors} as {_keyed_anchors(pairs, groups, budget)}")
         keys = connection.execute(f"select count(*) from {anchors}").fetchall()[0][0]
-        ranges = _write_sets(connection, _texts_sql(documents, anchors), path, run, (budget, keys))
+        texts = _texts_sql(documents, anchors)
+        ranges = scratch_sets.write_sets(connection, texts, path, run, (budget, keys))
         # the mapped partition's pages count as this process's memory: DuckDB's cache makes room for them
         with lend(connection, budget):
             yield from _counted_pairs(connection, (pairs, anchors), path, ranges, run.workers)
@@ -230,71 +230,6 @@ def _texts_sql(documents: str, anchors: str) -> str:
     """
 
 
-def _write_sets(connection, texts_sql: str, path: str, run, sizes: tuple[int, int]):
-    """Shingle the texts of ``texts_sql`` into the scratch file ``path``: the sets' hashes one after another
-    as uint64, nothing else.  Shingled sets wait in memory by partition (at most half the budget) and
-    each flush writes every partition's waiting sets together, straight from the shingled batches (one
-    gathered write, no copy in between).  Returns (starts, ends): each key's set as a range of positions
-    (uint64 values) in the file; -1 for a key whose text was not found."""
-    budget, keys = sizes
-    starts, ends = np.full(keys, -1, dtype=np.int64), np.full(keys, -1, dtype=np.int64)
-    texts = connection.sql(texts_sql).to_arrow_reader(run.batch_size)
-    waiting: dict[int, list] = {}
-    held = position = 0
-    with open(path, "wb", buffering=0) as sink:
-        for batch in stream_shingle_sets(texts, run):
-            lists = batch.column("shingle_set")
-            values = lists.values.to_numpy()  # the hashes of every set of the batch, no copy
-            offsets = lists.offsets.to_numpy().astype(np.int64)
-            parts, batch_keys = batch.column("part").to_numpy(), batch.column("key").to_numpy()
-            for part in np.unique(parts):
-                rows = np.flatnonzero(parts == part)
-                waiting.setdefault(int(part), []).append(
-                    (values, offsets[rows], offsets[rows + 1], batch_keys[rows])
-                )
-            held += values.nbytes
-            if held > budget // 2:
-                position = _flush(sink.fileno(), waiting, position, (starts, ends))
-                held = 0
-        _flush(sink.fileno(), waiting, position, (starts, ends))
-    return starts, ends
-
-
-def _flush(fd: int, waiting: dict, position: int, ranges) -> int:
-    """Write the waiting sets, partition by partition, from position (in values) on; returns the end."""
-    starts, ends = ranges
-    pieces = []
-    for part in sorted(waiting):
-        for values, first, last, keys in waiting[part]:
-            lengths = last - first
-            set_ends = position + np.cumsum(lengths)
-            ends[keys] = set_ends
-            starts[keys] = set_ends - lengths
-            position += int(lengths.sum())
-            view = memoryview(values).cast("B")
-            size = values.itemsize
-            pieces.extend(
-                view[a * size : b * size] for a, b in zip(first.tolist(), last.tolist(), strict=True) if b > a
-            )
-    waiting.clear()
-    _write_pieces(fd, pieces)
-    return position
-
-
-def _write_pieces(fd: int, pieces: list) -> None:
-    """Write ``pieces`` (byte views) one after another, in gathered writes of up to IOV_MAX pieces."""
-    index = 0
-    while index < len(pieces):
-        written = os.writev(fd, pieces[index : index + IOV_MAX])
-        for piece in pieces[index : index + IOV_MAX]:
-            if written < piece.nbytes:
-                break
-            written -= piece.nbytes
-            index += 1
-        if written:  # a short write ended inside this piece: its rest goes next
-            pieces[index] = pieces[index][written:]
-
-
 def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges, workers: int = 1):
     """Every pair of ``pairs`` counted over the scratch file's sets (memory-mapped: the pages of the sets
     in use are resident, and a partition's sets lie together), as batches of SCHEMA: first the pairs
@@ -322,7 +257,7 @@ def _counted_pairs(connection, tables: tuple[str, str], path: str, ranges, worke
         inner join {anchors} as r on p.right_anchor_doc_id = r.doc_id
         order by l.part <> r.part, least(l.part, r.part), greatest(l.part, r.part), low_key, high_key
     """).to_arrow_reader(PAIR_CHUNK_ROWS)
-    values, mapping = _mapped(path)
+    values, mapping = scratch_sets.mapped(path)
     executor = ThreadPoolExecutor(workers, thread_name_prefix="webdedup-merge") if workers > 1 else None
     pool = (executor, workers) if executor is not None else None
     counted = np.zeros(2, dtype=np.int64)  # pairs within, across
@@ -360,7 +295,7 @@ def _counted_chunks(keyed, key_parts, sets, doc_ids, state):
             part = int(high_parts[rows[0]])
             if part != current:
                 if current >= 0:
-                    _release(mapping)
+                    scratch_sets.release(mapping)
                 current = part
             merge_rows((values, low_starts, low_ends, values, high_starts, high_ends, shared), rows, pool)
         counts = (low_ends - low_starts, high_ends - high_starts, shared)
@@ -388,25 +323,6 @@ def partition_runs(parts: np.ndarray) -> list[np.ndarray]:
     ``[0, 1], [2], [3]``."""
     cuts = np.flatnonzero(parts[1:] != parts[:-1]) + 1
     return np.split(np.arange(len(parts)), cuts)
-
-
-def _mapped(path: str) -> tuple[np.ndarray, mmap.mmap | None]:
-    """The scratch file as a read-only uint64 array, memory-mapped (pages are read as the merge needs
-    them), and the mapping (None for an empty file)."""
-    with open(path, "rb") as handle:
-        if not os.fstat(handle.fileno()).st_size:
-            return np.zeros(0, dtype=np.uint64), None
-        mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        return np.frombuffer(mapping, dtype=np.uint64), mapping
-
-
-def _release(mapping: mmap.mmap | None) -> None:
-    """Hand the mapping's resident pages back (they stay in the page cache; a page used again is mapped
-    again): a mapped page counts in the process's RSS until it is unmapped, so without this the whole
-    scratch file did (an 8.26 GB peak RSS at 10M generated pages, its sets 9.33 GB)."""
-    advice = getattr(mmap, "MADV_DONTNEED", None)
-    if mapping is not None and advice is not None:
-        mapping.madvise(advice)
 
 
 def _by_doc_id(pairs: pa.Table, counts, doc_ids: pa.Array) -> pa.RecordBatch:

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 from webdedup.core import reference
-from webdedup.engines import anchor_scoring
+from webdedup.engines import anchor_scoring, scratch_sets
 
 WORDS = [f"w{number}" for number in range(30)]
 SHINGLE_SIZE = 3
@@ -93,8 +93,8 @@ def test_counts_equal_the_specs_shingle_sets(database, monkeypatch, budget_bytes
     monkeypatch.setattr(anchor_scoring, "PAIR_CHUNK_ROWS", chunk_rows)
     monkeypatch.setattr(anchor_scoring, "PARALLEL_MERGE_ROWS", parallel_rows)
     released = []
-    release = anchor_scoring._release
-    monkeypatch.setattr(anchor_scoring, "_release", lambda mapping: (released.append(1), release(mapping)))
+    release = scratch_sets.release
+    monkeypatch.setattr(scratch_sets, "release", lambda mapping: (released.append(1), release(mapping)))
     rows = _run(connection)
     if budget_bytes == 1 and chunk_rows == 1:  # pages handed back as the pairs moved on, counts still right
         assert released
@@ -117,16 +117,14 @@ def test_one_partitions_sets_are_merged_at_a_time_within_a_chunk(database, monke
     monkeypatch.setattr(anchor_scoring, "block_budget", lambda _: 1)
     monkeypatch.setattr(anchor_scoring, "PAIR_CHUNK_ROWS", 1 << 20)
     events = []
-    merge, release = anchor_scoring.intersections, anchor_scoring._release
+    merge, release = anchor_scoring.intersections, scratch_sets.release
 
     def spied_merge(lv, ls, le, rv, rs, re, out, rows):
         events.append({int(rs[row]) for row in rows})
         return merge(lv, ls, le, rv, rs, re, out, rows)
 
     monkeypatch.setattr(anchor_scoring, "intersections", spied_merge)
-    monkeypatch.setattr(
-        anchor_scoring, "_release", lambda mapping: (events.append("release"), release(mapping))
-    )
+    monkeypatch.setattr(scratch_sets, "release", lambda mapping: (events.append("release"), release(mapping)))
     assert len(_run(connection)) == len(pairs)
     merges = [event for event in events if event != "release"]
     assert all(len(starts) == 1 for starts in merges), "a merge call read the sets of one high partition"
@@ -223,24 +221,6 @@ def test_near_duplicates_get_neighbouring_keys_and_partitions_follow_the_budget(
         assert keys == list(range(keys[0], keys[0] + len(clique))), "a clique's keys are consecutive"
     parts = [part for _, _, part in rows]
     assert parts == sorted(parts) and all(parts.count(part) == 4 for part in set(parts[:-2])), parts
-
-
-def test_gathered_writes_keep_every_byte_in_order_through_short_writes(tmp_path, monkeypatch):
-    """The scratch file is written with os.writev; a write that stops short (mid-piece or between pieces)
-    goes on from the first byte not written."""
-    pieces = [memoryview(bytes([n]) * n) for n in range(1, 40)]
-    real_writev = anchor_scoring.os.writev
-
-    def short_writev(fd, buffers):
-        head = b"".join(bytes(buffer) for buffer in buffers)[:7]
-        return real_writev(fd, [head])
-
-    monkeypatch.setattr(anchor_scoring, "IOV_MAX", 5)
-    monkeypatch.setattr(anchor_scoring.os, "writev", short_writev)
-    path = tmp_path / "scratch"
-    with open(path, "wb", buffering=0) as sink:
-        anchor_scoring._write_pieces(sink.fileno(), list(pieces))
-    assert path.read_bytes() == b"".join(bytes(piece) for piece in pieces)
 
 
 def test_the_sql_function_counts_any_pairs_of_documents_as_the_spec(database):
