@@ -9,6 +9,10 @@
   Groups of one document expand to exactly the pairs the plain self-join gives, so the counts equal the
   spec's whenever no two groups of size > 1 meet; a hot bucket of n identical pages yields n - 1 rows
   instead of n * (n - 1) / 2.
+  The three parts never give one pair twice, so they are concatenated, not de-duplicated (a hash of
+  every pair: 4 s of 16 at 11.4M pairs): a document is in one group, an anchor pair is stored once with
+  left < right (its tests), the second part leaves out the right anchor itself (the first part pairs it
+  with the left anchor), and the third pairs documents of one group, the others documents of two.
 -#}
 
 with
@@ -47,17 +51,18 @@ expanded as (
     from anchor_pairs
     inner join groups on anchor_pairs.left_anchor_doc_id = groups.group_anchor_doc_id
 
-    union
+    union all
 
-    -- the left anchor with every member of the right group
+    -- the left anchor with every other member of the right group
     select
         anchor_pairs.shared_bands,
         anchor_pairs.left_anchor_doc_id as doc_a,
         groups.doc_id as doc_b
     from anchor_pairs
     inner join groups on anchor_pairs.right_anchor_doc_id = groups.group_anchor_doc_id
+    where not groups.is_anchor
 
-    union
+    union all
 
     -- inside a group of identical shingle sets: the anchor with each other member
     select
