@@ -13,28 +13,14 @@ import duckdb
 import jinja2
 import pytest
 
+from tests.python.helpers.quality_corpora import components as union_find
+
 MACROS = Path(__file__).resolve().parents[3] / "macros" / "algorithm" / "connected_components.sql"
 
 
 def _components_sql(nodes: str, edges: str) -> str:
     module = jinja2.Environment(extensions=["jinja2.ext.do"]).from_string(MACROS.read_text()).module
     return str(module.duckdb__connected_components(nodes, edges))
-
-
-def _union_find(nodes: list[str], edges: list[tuple[str, str]]) -> dict[str, str]:
-    parent = {node: node for node in nodes}
-
-    def root(node):
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]
-            node = parent[node]
-        return node
-
-    for src, dst in edges:
-        a, b = root(src), root(dst)
-        if a != b:
-            parent[max(a, b)] = min(a, b)  # the smaller id stays a root: each root is its set's minimum
-    return {node: root(node) for node in nodes}
 
 
 def _graph(rng: random.Random) -> tuple[list[str], list[tuple[str, str]]]:
@@ -72,4 +58,4 @@ def test_every_node_gets_the_smallest_id_of_its_component(seed):
         connection.executemany("insert into edges values (?, ?)", edges)
     rows = connection.execute(_components_sql("nodes", "edges")).fetchall()
     assert len(rows) == len(nodes)
-    assert dict(rows) == _union_find(nodes, edges)
+    assert dict(rows) == union_find(nodes, edges)
