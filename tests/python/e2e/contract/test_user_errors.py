@@ -118,7 +118,9 @@ def test_a_build_database_locked_by_another_process_names_its_pid(tmp_path):
     assert len(result.stdout.splitlines()) < 20  # not ~220 lines of tracebacks
 
 
-@pytest.mark.parametrize("file_name", ["it's.duckdb", 'say "hi" & 50%.duckdb', "memory.duckdb"])
+@pytest.mark.parametrize(
+    "file_name", ["it's.duckdb", 'say "hi" & 50%.duckdb', "memory.duckdb", "main.duckdb"]
+)
 def test_a_database_file_name_of_any_characters_builds_and_its_published_views_resolve(tmp_path, file_name):
     run_dbt(["build"], db_path=tmp_path / file_name, dbt_vars={"output_dir": str(tmp_path / "out")})
     published = duckdb.connect(str(tmp_path / "published" / file_name), read_only=True)
