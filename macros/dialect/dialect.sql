@@ -38,12 +38,11 @@
     {{- return(adapter.dispatch("signature_overlap", "web_text_dedup")(left_list, right_list)) -}}
 {% endmacro %}
 
+{#- DuckDB: a vectorized function of the registry (webdedup/engines/udfs.py): the list expression
+    coalesce(len(list_filter(list_zip(l, r), lambda p: p[1] = p[2])) / nullif(len(l), 0), 0.0), which its
+    test keeps as the oracle, took 4 of scored_pairs' 33 CPU s over 5.9M anchor pairs (85% duplicates). -#}
 {% macro duckdb__signature_overlap(left_list, right_list) -%}
-    coalesce(
-        len(list_filter(list_zip({{ left_list }}, {{ right_list }}), lambda p: p[1] = p[2]))
-        / nullif(len({{ left_list }}), 0),
-        0.0
-    )
+    webdedup_signature_overlap({{ left_list }}, {{ right_list }})
 {%- endmacro %}
 
 {% macro spark__signature_overlap(left_list, right_list) -%}

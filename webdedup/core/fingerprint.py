@@ -320,6 +320,46 @@ def shared_shingle_counts(left, right) -> pa.Array:
     return pa.array(kernels.sorted_intersections(left_values, left_offsets, right_values, right_offsets))
 
 
+def signature_overlaps(left, right) -> pa.Array:
+    """Per row, the share of the left signature's positions at which two MinHash signatures (list<int64>
+    arrays) hold the same value, as a float64 array: scored_pairs' signature_overlap.  A null or empty
+    left signature gives 0.0; positions past the shorter signature, and null values, never agree.  One
+    numpy comparison when every row's two signatures have one length and no nulls (the pipeline's);
+    other rows, row by row."""
+    if isinstance(left, pa.ChunkedArray):
+        left = left.combine_chunks()
+    if isinstance(right, pa.ChunkedArray):
+        right = right.combine_chunks()
+    rows = len(left)
+    left_offsets, right_offsets = (
+        np.asarray(left.offsets, dtype=np.int64),
+        np.asarray(right.offsets, dtype=np.int64),
+    )
+    width = int(left_offsets[1] - left_offsets[0]) if rows else 0
+    regular = (
+        width > 0
+        and left.null_count == 0
+        and right.null_count == 0
+        and left.values.null_count == 0
+        and right.values.null_count == 0
+        and bool(np.all(np.diff(left_offsets) == width))
+        and bool(np.all(np.diff(right_offsets) == width))
+    )
+    if not regular:
+        return pa.array(
+            [_overlap(a, b) for a, b in zip(left.to_pylist(), right.to_pylist(), strict=True)], pa.float64()
+        )
+    lefts = left.values.to_numpy()[left_offsets[0] : left_offsets[-1]].reshape(rows, width)
+    rights = right.values.to_numpy()[right_offsets[0] : right_offsets[-1]].reshape(rows, width)
+    return pa.array(np.count_nonzero(lefts == rights, axis=1) / width, pa.float64())
+
+
+def _overlap(left: list | None, right: list | None) -> float:
+    if not left:
+        return 0.0
+    return sum(1 for a, b in zip(left, right or (), strict=False) if a is not None and a == b) / len(left)
+
+
 def shingle_set(body: str | None, shingle_size: int) -> list[int]:
     """One document's shingle set (sorted distinct shingle hashes as signed int64), exactly as exact
     scoring uses it (``shingle_set_array``); a null body has none."""

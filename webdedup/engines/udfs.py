@@ -259,6 +259,17 @@ UDFS = (
         takes_nulls=True,
     ),
     Udf(
+        "webdedup_signature_overlap",
+        fingerprint.signature_overlaps,
+        (("left_signature", "bigint[]"), ("right_signature", "bigint[]")),
+        "double",
+        frozenset({DUCKDB}),
+        "The share of the left MinHash signature's positions at which the two signatures agree "
+        "(scored_pairs' signature_overlap), one numpy comparison over Arrow columns.",
+        vectorized=True,
+        takes_nulls=True,
+    ),
+    Udf(
         "webdedup_csv_profile",
         csv_files.csv_profile,
         (("path", "text"), ("invalid_utf8", "text"), ("work_dir", "text")),

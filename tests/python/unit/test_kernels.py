@@ -254,3 +254,55 @@ def test_shared_shingle_counts_on_sliced_chunked_and_null_sets():
     left = pa.chunked_array([pa.array([[1, 2], [3]], list_type), pa.array([None, [5, -1]], list_type)])
     right = pa.array([[0], [2], [3], [1], [5, 6, -1]], list_type).slice(1)
     assert fp.shared_shingle_counts(left, right).to_pylist() == [1, 1, 0, 2]
+
+
+#: scored_pairs' signature_overlap as DuckDB's list expression (the macro's before the function replaced it):
+#: the oracle of ``fp.signature_overlaps``
+_OVERLAP_SQL = "coalesce(len(list_filter(list_zip(l, r), lambda p: p[1] = p[2])) / nullif(len(l), 0), 0.0)"
+
+_signature = st.lists(st.integers(-(2**63), 2**63 - 1), min_size=6, max_size=6)
+
+
+def _overlaps_in_duckdb(lefts, rights) -> tuple[list, list]:
+    """(the list expression's values, webdedup_signature_overlap's) for the rows (lefts[i], rights[i])."""
+    import duckdb
+
+    from webdedup.engines.duckdb_plugin import register_functions
+
+    connection = duckdb.connect()
+    register_functions(connection)
+    list_type = pa.list_(pa.int64())
+    rows = pa.table({"l": pa.array(lefts, list_type), "r": pa.array(rights, list_type)})
+    connection.register("signatures", rows)
+    values = connection.sql(
+        f"select {_OVERLAP_SQL}, webdedup_signature_overlap(l, r) from signatures"
+    ).fetchall()
+    return [row[0] for row in values], [row[1] for row in values]
+
+
+@given(st.lists(st.tuples(_signature, _signature, st.sets(st.integers(0, 5))), max_size=30))
+@settings(max_examples=100, deadline=None)
+def test_signature_overlaps_equal_the_list_expression_on_signatures_of_one_length(rows):
+    """The pipeline's signatures (one length, no nulls) take the numpy comparison: each row's share of
+    agreeing positions is the list expression's, to the bit."""
+    lefts = [left for left, _, _ in rows]
+    rights = [[left[i] if i in same else right[i] for i in range(6)] for left, right, same in rows]
+    expected, computed = _overlaps_in_duckdb(lefts, rights)
+    assert computed == expected
+    assert expected == [
+        sum(a == b for a, b in zip(left, right, strict=True)) / 6
+        for left, right in zip(lefts, rights, strict=True)
+    ]
+
+
+def test_signature_overlaps_of_nulls_empty_and_unequal_lists_equal_the_list_expression():
+    lefts = [[1, 2, 3], None, [1, 2], [], [1, None, 3], [4, 5], [7, 8, 9], [1]]
+    rights = [[1, 2, 4], [1, 2], None, [], [1, None, 3], [4, 5, 6], [7, 8], [2]]
+    expected, computed = _overlaps_in_duckdb(lefts, rights)
+    assert computed == expected == [2 / 3, 0.0, 0.0, 0.0, 2 / 3, 1.0, 2 / 3, 0.0]
+    list_type = pa.list_(pa.int64())
+    sliced = fp.signature_overlaps(
+        pa.chunked_array([pa.array([[9, 9], [1, 2]], list_type), pa.array([[3, 4]], list_type)]),
+        pa.array([[0, 0], [1, 0], [1, 2], [3, 0]], list_type).slice(1),
+    )
+    assert sliced.to_pylist() == [0.0, 1.0, 0.5]  # chunked and sliced columns, the numpy path
