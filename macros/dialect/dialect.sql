@@ -40,7 +40,8 @@
 
 {#- DuckDB: a vectorized function of the registry (webdedup/engines/udfs.py): the list expression
     coalesce(len(list_filter(list_zip(l, r), lambda p: p[1] = p[2])) / nullif(len(l), 0), 0.0), which its
-    test keeps as the oracle, took 4 of scored_pairs' 33 CPU s over 5.9M anchor pairs (85% duplicates). -#}
+    test keeps as the oracle, took about 8 of scored_pairs' 40 CPU s over 5.9M anchor pairs (85% duplicates;
+    docs/benchmarks.md, session 42). -#}
 {% macro duckdb__signature_overlap(left_list, right_list) -%}
     webdedup_signature_overlap({{ left_list }}, {{ right_list }})
 {%- endmacro %}
