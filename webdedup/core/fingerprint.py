@@ -326,32 +326,27 @@ def signature_overlaps(left, right) -> pa.Array:
     left signature gives 0.0; positions past the shorter signature, and null values, never agree.  One
     numpy comparison when every row's two signatures have one length and no nulls (the pipeline's);
     other rows, row by row."""
-    if isinstance(left, pa.ChunkedArray):
-        left = left.combine_chunks()
-    if isinstance(right, pa.ChunkedArray):
-        right = right.combine_chunks()
-    rows = len(left)
-    left_offsets, right_offsets = (
-        np.asarray(left.offsets, dtype=np.int64),
-        np.asarray(right.offsets, dtype=np.int64),
-    )
+    if left.null_count or right.null_count or _has_null_values(left) or _has_null_values(right):
+        return _overlaps_by_row(left, right)
+    (left_values, left_offsets), (right_values, right_offsets) = _list_parts(left), _list_parts(right)
+    rows = len(left_offsets) - 1
     width = int(left_offsets[1] - left_offsets[0]) if rows else 0
-    regular = (
-        width > 0
-        and left.null_count == 0
-        and right.null_count == 0
-        and left.values.null_count == 0
-        and right.values.null_count == 0
-        and bool(np.all(np.diff(left_offsets) == width))
-        and bool(np.all(np.diff(right_offsets) == width))
-    )
-    if not regular:
-        return pa.array(
-            [_overlap(a, b) for a, b in zip(left.to_pylist(), right.to_pylist(), strict=True)], pa.float64()
-        )
-    lefts = left.values.to_numpy()[left_offsets[0] : left_offsets[-1]].reshape(rows, width)
-    rights = right.values.to_numpy()[right_offsets[0] : right_offsets[-1]].reshape(rows, width)
+    if not width or np.any(np.diff(left_offsets) != width) or np.any(np.diff(right_offsets) != width):
+        return _overlaps_by_row(left, right)
+    lefts = left_values[left_offsets[0] : left_offsets[-1]].reshape(rows, width)
+    rights = right_values[right_offsets[0] : right_offsets[-1]].reshape(rows, width)
     return pa.array(np.count_nonzero(lefts == rights, axis=1) / width, pa.float64())
+
+
+def _has_null_values(lists) -> bool:
+    chunks = lists.chunks if isinstance(lists, pa.ChunkedArray) else [lists]
+    return any(chunk.values.null_count for chunk in chunks)
+
+
+def _overlaps_by_row(left, right) -> pa.Array:
+    return pa.array(
+        [_overlap(a, b) for a, b in zip(left.to_pylist(), right.to_pylist(), strict=True)], pa.float64()
+    )
 
 
 def _overlap(left: list | None, right: list | None) -> float:
