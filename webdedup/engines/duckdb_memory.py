@@ -10,6 +10,11 @@ may use (physical memory, or a lower cgroup limit in a container), at most 3 GB 
 DuckDB fills its limit with cached table blocks, so a Python model that holds a large buffer of its own
 (the blocked exact-Jaccard merge's resident sets) borrows that much of the limit while it runs
 (``lend``): DuckDB's limit plus the Python buffers stay within the configured limit plus the interpreter.
+
+DuckDB reads a stored text column a vector of 2,048 rows at a time, and decompresses a zstd vector into one
+buffer of its text rounded up to a power of two: 2,048 pages of 540 KB need 2 GiB per reader, more than the
+default limit holds for two readers.  Once the documents are staged, ``size_for_text_vectors`` raises a
+derived limit (never one set explicitly) to hold every concurrent reader's buffer.
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ STREAM_LEND_BYTES = 512 * 1000**2
 
 _UNITS = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?)b?\s*$", re.IGNORECASE)
-_lent = {"bytes": 0, "configured": None}
+_lent = {"bytes": 0, "configured": None, "derived": False}
 _lending = threading.Lock()
 
 
@@ -100,9 +105,51 @@ def allocator_settings(limit: str) -> dict:
     }
 
 
-def remember_configured(limit: str) -> None:
-    """The limit the dbt connection was opened with (the plugin calls this): what ``lend`` lowers."""
+def remember_configured(limit: str, derived: bool = False) -> None:
+    """The limit the dbt connection was opened with (the plugin calls this): what ``lend`` lowers;
+    ``derived`` when it is this module's default (neither DEDUP_MEMORY_LIMIT nor the profile set it)."""
     _lent["configured"] = limit
+    _lent["derived"] = derived
+
+
+#: Rows of a DuckDB vector: a stored column is read (and a zstd text column decompressed) this many at once.
+VECTOR_ROWS = 2048
+
+
+def text_vector_buffer(vector_text_bytes: int) -> int:
+    """The buffer DuckDB allocates to decompress a vector holding this much text: the next power of two."""
+    return 1 << (int(vector_text_bytes) - 1).bit_length() if vector_text_bytes > 0 else 0
+
+
+def limit_for_text_vectors(configured: int, vector_text_bytes: int, readers: int, machine: int | None) -> int:
+    """The memory limit that holds ``readers`` vector buffers at once beside half the configured limit
+    (for everything else DuckDB keeps pinned), never below ``configured``, at most half the machine."""
+    need = max(int(readers), 1) * text_vector_buffer(vector_text_bytes) + configured // 2
+    ceiling = max(configured, machine // 2) if machine else need
+    return max(configured, min(need, ceiling))
+
+
+def size_for_text_vectors(connection, vector_text_bytes: int, readers: int) -> str:
+    """Raise DuckDB's derived limit (and what ``lend`` restores) to ``limit_for_text_vectors``; an explicit
+    limit is kept.  Returns the line to log when the limit changed or an explicit one looks too low."""
+    configured = _lent["configured"] or memory_limit()
+    current = size_bytes(configured)
+    if not current or vector_text_bytes is None:
+        return ""
+    need = limit_for_text_vectors(current, vector_text_bytes, readers, machine_memory_bytes())
+    if need <= current:
+        return ""
+    why = (
+        f"{readers} readers at once of stored text whose 2,048-row vectors hold up to "
+        f"{vector_text_bytes / 1000**2:,.0f} MB (a {text_vector_buffer(vector_text_bytes) / 2**20:,.0f} MiB "
+        "buffer each)"
+    )
+    if not _lent["derived"]:
+        return f"memory_limit {configured} (set explicitly) may be too low for {why}: about {need // 10**6}MB"
+    with _lending:
+        _lent["configured"] = f"{need // 1000**2}MB"
+        connection.execute(f"set memory_limit = '{(need - _lent['bytes']) // 1000**2}MB'")
+    return f"DuckDB memory_limit raised from {configured} to {_lent['configured']} for {why}"
 
 
 @contextlib.contextmanager

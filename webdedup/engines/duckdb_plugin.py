@@ -16,7 +16,7 @@ from dbt.adapters.events.logging import AdapterLogger
 from dbt.flags import get_flags
 from dbt_common.exceptions import DbtRuntimeError
 
-from webdedup.engines.duckdb_memory import allocator_settings, memory_limit, remember_configured
+from webdedup.engines.duckdb_memory import ENV_VAR, allocator_settings, memory_limit, remember_configured
 from webdedup.engines.udfs import DUCKDB, for_engine
 from webdedup.outputs.files import own_build_file
 from webdedup.outputs.guards import database_lock_problem
@@ -73,8 +73,9 @@ class Plugin(BasePlugin):
     def update_connection_config(self, creds, config: dict) -> None:
         """DuckDB's memory limit: DEDUP_MEMORY_LIMIT, else a share of this machine's, and the allocator
         settings derived from it (duckdb_memory.py); a profile's config_options entries win."""
+        explicit = "memory_limit" in config or bool(os.environ.get(ENV_VAR, "").strip())
         config.setdefault("memory_limit", memory_limit())
-        remember_configured(config["memory_limit"])
+        remember_configured(config["memory_limit"], derived=not explicit)
         for name, value in allocator_settings(config["memory_limit"]).items():
             config.setdefault(name, value)
 

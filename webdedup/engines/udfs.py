@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pyarrow.compute as pc
 
 from webdedup.core import fingerprint, ratios
-from webdedup.engines import anchor_scoring
+from webdedup.engines import anchor_scoring, duckdb_memory
 from webdedup.inputs import csv_files, input_files
 from webdedup.outputs import files, guards, numbers, parts, row_groups
 
@@ -146,6 +146,17 @@ UDFS = (
         "Writes a query's rows to a zstd Parquet file (pyarrow's writer) in row groups of exactly `rows` "
         "rows but the last, whatever the physical layout of the tables it reads (the release, written in "
         "stored order without a sort).",
+        side_effects=True,
+        takes_connection=True,
+    ),
+    Udf(
+        "webdedup_size_memory_for_text",
+        duckdb_memory.size_for_text_vectors,
+        (("vector_text_bytes", "bigint"), ("readers", "bigint")),
+        "text",
+        frozenset({DUCKDB}),
+        "Raises DuckDB's derived memory limit to hold `readers` decompressed 2,048-row vectors of stored "
+        "text at once (long pages); returns the line to log, empty when nothing changed.",
         side_effects=True,
         takes_connection=True,
     ),

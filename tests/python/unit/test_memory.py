@@ -102,3 +102,73 @@ def test_an_unknown_limit_lends_nothing(monkeypatch):
     before = _limit(connection)
     with memory.lend(connection, 500 * 10**6):
         assert _limit(connection) == before
+
+
+def test_duckdb_decompresses_a_vector_of_long_texts_into_the_buffer_the_model_expects(tmp_path):
+    """The fact the memory sizing rests on, checked against DuckDB itself: reading a zstd text column
+    allocates one buffer per 2,048-row vector, its text rounded up to a power of two (40 MB -> 64 MiB)."""
+    connection = duckdb.connect(str(tmp_path / "pages.duckdb"), config={"force_compression": "zstd"})
+    connection.execute("create table pages as select repeat(md5(i::varchar), 625) body from range(2048) r(i)")
+    connection.execute("checkpoint")
+    text = connection.execute("select sum(strlen(body)) from pages").fetchall()[0][0]
+    assert text == 2048 * 32 * 625  # 40,960,000 bytes: one vector
+    assert memory.text_vector_buffer(text) == 64 * 2**20
+    connection.execute("set memory_limit = '60MB'")
+    try:
+        connection.execute("select max(strlen(body)) from pages").fetchall()
+    except duckdb.OutOfMemoryException as exc:
+        assert "failed to allocate data of size 64.0 MiB" in str(exc)
+    else:
+        raise AssertionError("DuckDB read a 64 MiB vector within a 60 MB limit")
+
+
+def test_the_limit_holds_every_readers_vector_buffer_beside_half_the_configured_limit():
+    assert memory.text_vector_buffer(0) == 0
+    assert memory.text_vector_buffer(2**20) == 2**20
+    assert memory.text_vector_buffer(1_100_000_000) == 2**31  # 2,048 pages of 540 KB
+    configured = 3000 * 10**6
+    assert memory.limit_for_text_vectors(configured, 1_100_000_000, 2, 24 * 10**9) == 2 * 2**31 + 1500 * 10**6
+    assert memory.limit_for_text_vectors(configured, 40_000_000, 2, 24 * 10**9) == configured  # short pages
+    # at most half the machine
+    assert memory.limit_for_text_vectors(configured, 1_100_000_000, 2, 8 * 10**9) == 4 * 10**9
+    assert memory.limit_for_text_vectors(configured, 1_100_000_000, 2, 4 * 10**9) == configured  # never lower
+    assert memory.limit_for_text_vectors(configured, 1_100_000_000, 4, None) == 4 * 2**31 + 1500 * 10**6
+
+
+def test_a_derived_limit_is_raised_for_long_texts_and_lenders_restore_the_raised_one(monkeypatch):
+    monkeypatch.setitem(memory._lent, "configured", "3000MB")
+    monkeypatch.setitem(memory._lent, "derived", True)
+    monkeypatch.setitem(memory._lent, "bytes", 0)
+    monkeypatch.setattr(memory, "machine_memory_bytes", lambda: 24 * 10**9)
+    connection = duckdb.connect(config={"memory_limit": "3000MB"})
+    assert memory.size_for_text_vectors(connection, 40_000_000, 2) == ""  # nothing to raise
+    line = memory.size_for_text_vectors(connection, 1_100_000_000, 2)
+    assert line.startswith("DuckDB memory_limit raised from 3000MB to 5794MB")  # 2 x 2 GiB + 1500 MB
+    assert memory._lent["configured"] == "5794MB"
+    raised = _limit(connection)
+    assert abs(raised - 5794 * 10**6) < 0.1 * 2**30
+    with memory.lend(connection, 1000 * 10**6):
+        assert abs(_limit(connection) - 4794 * 10**6) < 0.1 * 2**30
+    assert _limit(connection) == raised
+
+
+def test_an_explicit_limit_is_kept_and_the_log_line_says_what_it_may_need(monkeypatch):
+    monkeypatch.setitem(memory._lent, "configured", "3000MB")
+    monkeypatch.setitem(memory._lent, "derived", False)
+    monkeypatch.setattr(memory, "machine_memory_bytes", lambda: 24 * 10**9)
+    connection = duckdb.connect(config={"memory_limit": "3000MB"})
+    before = _limit(connection)
+    line = memory.size_for_text_vectors(connection, 1_100_000_000, 2)
+    assert line.startswith("memory_limit 3000MB (set explicitly) may be too low") and "5794MB" in line
+    assert _limit(connection) == before and memory._lent["configured"] == "3000MB"
+
+
+def test_the_plugin_marks_only_its_own_default_as_derived(monkeypatch):
+    monkeypatch.delenv("DEDUP_MEMORY_LIMIT", raising=False)
+    Plugin.update_connection_config(None, None, {})
+    assert memory._lent["derived"] is True
+    Plugin.update_connection_config(None, None, {"memory_limit": "2GB"})  # the profile's
+    assert memory._lent["derived"] is False
+    monkeypatch.setenv("DEDUP_MEMORY_LIMIT", "4GB")
+    Plugin.update_connection_config(None, None, {})
+    assert memory._lent["derived"] is False

@@ -509,3 +509,30 @@ def test_any_database_file_name_works_and_its_published_views_resolve(tmp_path, 
     published = duckdb.connect(str(tmp_path / "published" / file_name), read_only=True)
     assert published.execute("select count(*) from deduped_documents").fetchone()[0] == 12
     assert published.execute("select count(*) from cluster_inspection").fetchone()[0] > 0
+
+
+def test_long_pages_size_the_memory_their_readers_need_and_an_explicit_limit_is_kept(tmp_path, monkeypatch):
+    """2,048 pages of 100,000 bytes: one stored vector of 204.8 MB, which DuckDB decompresses into a
+    256 MiB buffer per reader.  With dbt's 2 threads and an explicit limit of 1000MB, the limit is kept and
+    the log names what the readers need: 2 x 256 MiB + half of 1000 MB = 1,036,870,912 bytes."""
+    monkeypatch.setenv("DEDUP_MEMORY_LIMIT", "1000MB")
+    words = [hashlib.md5(str(n).encode()).hexdigest()[:9] for n in range(20_000)]
+    bodies = [
+        " ".join(words[(page * 7 + k) % len(words)] for k in range(10_001))[:100_000] for page in range(2048)
+    ]
+    assert {len(body) for body in bodies} == {100_000}
+    table = pa.table(
+        {
+            "doc_id": [f"p{page:04d}" for page in range(2048)],
+            "source": ["s"] * 2048,
+            "domain": ["d"] * 2048,
+            "crawled_at": ["2024-01-01"] * 2048,
+            "title": ["t"] * 2048,
+            "body": bodies,
+        }
+    )
+    pq.write_table(table, tmp_path / "docs.parquet")
+    dbt_vars = {"documents_path": str(tmp_path / "docs.parquet"), "output_dir": str(tmp_path / "out")}
+    result = run_dbt(["run", "--select", "stg_documents"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars)
+    assert "stg_documents: memory_limit 1000MB (set explicitly) may be too low for 2 readers" in result.stdout
+    assert "(a 256 MiB buffer each): about 1036MB" in result.stdout
