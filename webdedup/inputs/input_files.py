@@ -9,9 +9,10 @@
 * :func:`file_version`: a file's size and modification time, the version that says a build need not read it
   again (stg_documents' input_read_key, the WARC reader's read keys).
 * :func:`csv_problem` and :func:`parquet_problem`: a file DuckDB would read without an error but wrongly:
-  an empty CSV file, two columns of the same name (DuckDB renames the second ``body_1``, so the body
-  would be read as empty), and CSV rows that the header's delimiter does not split into the header's
-  fields (DuckDB's sniffer then reads the whole line as one column).
+  an empty CSV file, two columns of the same name, whatever their case (DuckDB renames the second
+  ``body_1``, so the body would be read as empty, or from the other column), and CSV rows that the
+  header's delimiter does not split into the header's fields (DuckDB's sniffer then reads the whole line
+  as one column).
 
 The manifest's input files (webdedup/outputs/manifest.py) are this list, so they are the files read.
 """
@@ -24,6 +25,7 @@ import glob
 import io
 import json
 import os
+import string
 import sys
 
 from webdedup.inputs.csv_files import open_bytes
@@ -133,10 +135,26 @@ def _delimiter(path: str, first_line: str) -> str:
     return max([",", ";", "\t", "|"], key=first_line.count)
 
 
+#: DuckDB matches column names case-insensitively in ASCII only ('BODY' is 'body', 'É' is not 'é')
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def _duplicates(names: list[str]) -> str:
-    """'' or the problem of column names that occur more than once."""
-    repeated = [repr(name) for name, count in collections.Counter(names).items() if count > 1]
-    return f"has two or more columns named {', '.join(repeated)}: rename or drop them" if repeated else ""
+    """'' or the problem of column names that DuckDB takes for one name (equal but for ASCII case): it
+    renames all but the first (``body_1``), so which one is read as the body would depend on their order."""
+    groups = collections.defaultdict(list)
+    for name in names:
+        groups[name.translate(_ASCII_LOWER)].append(name)
+    repeated = [list(dict.fromkeys(group)) for group in groups.values() if len(group) > 1]
+    if not repeated:
+        return ""
+    folded = any(len(spellings) > 1 for spellings in repeated)
+    repeated = [" and ".join(repr(name) for name in spellings) for spellings in repeated]
+    return (
+        f"has two or more columns named {', '.join(repeated)}"
+        + (" (DuckDB reads column names whatever their case)" if folded else "")
+        + ": rename or drop them"
+    )
 
 
 def csv_problem(path: str, columns_read: int) -> str:

@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -197,3 +198,23 @@ def test_a_file_with_the_file_key_of_an_earlier_build_is_not_hashed_again(tmp_pa
     (touched,) = input_file_rows(settings, {first["file_key"]: "sha256 of the earlier build"})
     assert touched["sha256"] == first["sha256"]
     assert touched["file_key"] == f"file {path} size={first['bytes']} mtime_ns=1700000000000000000"
+
+
+def test_column_names_duckdb_folds_together_are_a_problem_in_both_kinds(tmp_path):
+    """DuckDB reads 'BODY' beside 'body' as a second column named BODY_1 (checked below), so which one is
+    the body would depend on their order; it folds ASCII case only ('É' and 'é' stay two columns)."""
+    table = pa.table({"doc_id": ["a"], "BODY": ["x"], "body": ["y"], "É": [1], "é": [2]})
+    pq.write_table(table, tmp_path / "case.parquet")
+    read = duckdb.sql(f"select * from '{tmp_path / 'case.parquet'}'").columns
+    assert read == ["doc_id", "BODY", "body_1", "É", "é"]
+    problem = (
+        "has two or more columns named 'BODY' and 'body' (DuckDB reads column names whatever their case)"
+    )
+    assert parquet_problem(str(tmp_path / "case.parquet")) == problem + ": rename or drop them"
+    csv_file = _touch(tmp_path / "case.csv", "doc_id,Body,title,body,TITLE,Title\n")
+    assert csv_problem(csv_file, 6) == (
+        "has two or more columns named 'Body' and 'body', 'title' and 'TITLE' and 'Title' "
+        "(DuckDB reads column names whatever their case): rename or drop them"
+    )
+    pq.write_table(pa.table({"doc_id": ["a"], "body": ["x"], "É": [1], "é": [2]}), tmp_path / "ok.parquet")
+    assert parquet_problem(str(tmp_path / "ok.parquet")) == ""

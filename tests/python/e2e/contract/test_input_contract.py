@@ -433,6 +433,12 @@ ROW = "a,s,d,2024-01-01,t,x\n"
             HEADER.strip() + ",body\n" + ROW.strip() + ",y\n",
             "has two or more columns named 'body'",
         ),
+        # DuckDB matches names whatever their ASCII case: BODY would be read as BODY_1
+        (
+            "case.csv",
+            HEADER.strip() + ",BODY\n" + ROW.strip() + ",y\n",
+            "has two or more columns named 'body' and 'BODY' (DuckDB reads column names whatever their case)",
+        ),
         # DuckDB's sniffer would read each line as one column and report every column missing
         (
             "ragged.csv",
@@ -449,7 +455,14 @@ ROW = "a,s,d,2024-01-01,t,x\n"
         ),
         ("empty.csv", "", "is empty: it has no header row"),
     ],
-    ids=["repeated_column", "ragged_row", "rowid_column", "special_dates", "empty_file"],
+    ids=[
+        "repeated_column",
+        "repeated_column_in_another_case",
+        "ragged_row",
+        "rowid_column",
+        "special_dates",
+        "empty_file",
+    ],
 )
 def test_csv_files_that_duckdb_would_read_wrongly_are_refused_naming_the_problem(
     tmp_path, file_name, text, message
