@@ -148,9 +148,15 @@
         {%- set mode = invalid_utf8_mode() -%}
         {%- set work_dir = run_query("select path || '.inputs' from duckdb_databases() where database_name = "
             ~ sql_string(target.database)).columns[0].values()[0] -%}
+        {%- set profile_rows = [] -%}
         {%- for file in listed.files -%}
-            {%- set profile = fromjson(run_query("select webdedup_csv_profile(" ~ sql_string(file) ~ ", "
-                ~ sql_string(mode) ~ ", " ~ sql_string(work_dir) ~ ")").columns[0].values()[0]) -%}
+            {%- do profile_rows.append("(" ~ loop.index0 ~ ", " ~ sql_string(file) ~ ")") -%}
+        {%- endfor -%}
+        {%- set profiles = run_query("select webdedup_csv_profile(file, " ~ sql_string(mode) ~ ", "
+            ~ sql_string(work_dir) ~ ") from (values " ~ profile_rows | join(", ")
+            ~ ") as files(file_index, file) order by file_index").columns[0].values() -%}
+        {%- for file in listed.files -%}
+            {%- set profile = fromjson(profiles[loop.index0]) -%}
             {%- do stop_on_invalid_utf8(path, file if several else none, profile) -%}
             {%- do read_paths.append(profile.read_path) -%}
             {%- do line_size.update({"max": [line_size.max, profile.max_line_size] | max}) -%}
@@ -165,19 +171,34 @@
         {%- set reader = "read_csv({files}, " ~ csv_options ~ quoting ~ ", max_line_size = " ~ line_size.max
             ~ "{options})" -%}
     {%- endif -%}
+    {#- every file's columns, problem and row count in a few queries, not a few per file: a folder of
+        thousands of part files is checked in seconds (dbt's round trip per query is the cost) -#}
+    {%- set ones = [] -%}
+    {%- for read_path in read_paths -%}
+        {%- do ones.append(reader.format(files=sql_string(read_path), options="")) -%}
+    {%- endfor -%}
+    {%- set described_files = described_columns_per_relation(ones) -%}
+    {%- set problem_rows = [] -%}
+    {%- for file in listed.files -%}
+        {%- do problem_rows.append("(" ~ loop.index0 ~ ", " ~ sql_string(file) ~ ", "
+            ~ described_files[loop.index0] | length ~ ")") -%}
+    {%- endfor -%}
+    {%- set problems = run_query("select webdedup_input_file_problem(file, columns_read) from (values "
+        ~ problem_rows | join(", ") ~ ") as files(file_index, file, columns_read) order by file_index")
+        .columns[0].values() -%}
+    {%- set row_counts = row_counts_per_relation(ones) if several and listed.kind == "parquet" else [] -%}
+    {#- the contract is a function of a file's columns and types: files of one schema are checked once -#}
+    {%- set checked_schemas = [] -%}
     {%- for file in listed.files -%}
         {%- set where = label ~ (": file '" ~ file ~ "'" if several else "") -%}
-        {%- set one = reader.format(files=sql_string(read_paths[loop.index0]), options="") -%}
-        {%- set described = [] -%}
-        {%- for row in run_query("describe select * from " ~ one).rows -%}
-            {%- do described.append((row[0], row[1])) -%}
-        {%- endfor -%}
-        {%- set problem = run_query("select webdedup_input_file_problem(" ~ sql_string(file) ~ ", "
-            ~ described | length ~ ")").columns[0].values()[0] -%}
-        {%- if problem -%}{{ exceptions.raise_compiler_error(where ~ " " ~ problem) }}{%- endif -%}
-        {%- if several and not (listed.kind == "parquet"
-                and run_query("select count(*) from " ~ one).columns[0].values()[0] == 0) -%}
-            {%- do check_input_contract(label, described, file) -%}
+        {%- if problems[loop.index0] -%}
+            {{ exceptions.raise_compiler_error(where ~ " " ~ problems[loop.index0]) }}
+        {%- endif -%}
+        {%- set schema = described_files[loop.index0] | string -%}
+        {%- if several and schema not in checked_schemas
+                and not (listed.kind == "parquet" and row_counts[loop.index0] == 0) -%}
+            {%- do check_input_contract(label, described_files[loop.index0], file) -%}
+            {%- do checked_schemas.append(schema) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- set files = [] -%}
@@ -192,6 +213,43 @@
         "files": files,
         "keyed_relation": reader.format(files=listing, options=", filename = " ~ sql_string(read_path_column())),
     }) }}
+{% endmacro %}
+
+{#-
+  described_columns_per_relation(relations): for each relation (a reader of one file), DuckDB's
+  [(column name, type)] in order, from one union of DESCRIBEs per 500 relations.
+-#}
+{% macro described_columns_per_relation(relations) %}
+    {%- set described = [] -%}
+    {%- for relation in relations -%}{%- do described.append([]) -%}{%- endfor -%}
+    {%- for batch in relations | batch(500) -%}
+        {%- set first = (loop.index0 * 500) -%}
+        {%- set selects = [] -%}
+        {%- for relation in batch -%}
+            {%- do selects.append("select " ~ (first + loop.index0) ~ " as relation_index, row_number() over () as "
+                ~ "column_index, column_name, column_type from (describe select * from " ~ relation ~ ")") -%}
+        {%- endfor -%}
+        {%- for row in run_query(selects | join(" union all ") ~ " order by relation_index, column_index").rows -%}
+            {%- do described[row[0]].append((row[2], row[3])) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(described) }}
+{% endmacro %}
+
+{#- row_counts_per_relation(relations): each relation's row count, from one union per 500 relations. -#}
+{% macro row_counts_per_relation(relations) %}
+    {%- set counts = [] -%}
+    {%- for batch in relations | batch(500) -%}
+        {%- set first = (loop.index0 * 500) -%}
+        {%- set selects = [] -%}
+        {%- for relation in batch -%}
+            {%- do selects.append("select " ~ (first + loop.index0) ~ " as relation_index, count(*) as row_count from "
+                ~ relation) -%}
+        {%- endfor -%}
+        {%- do counts.extend(run_query(selects | join(" union all ") ~ " order by relation_index")
+            .columns[1].values()) -%}
+    {%- endfor -%}
+    {{ return(counts) }}
 {% endmacro %}
 
 {#- A CSV file's profile (webdedup_csv_profile) named rows that are not UTF-8: stop, naming them. -#}

@@ -229,3 +229,49 @@ def test_a_folder_holding_a_file_of_another_kind_is_refused_naming_it(tmp_path):
         f"documents_path '{docs}' (a folder) holds file(s) that are neither CSV nor Parquet: "
         f"{docs / 'b.jsonl'};" in result.stdout
     )
+
+
+def _part_files(folder, count, odd=None):
+    """``count`` Parquet files of one document each (doc_id p0000 on), in name order; ``odd``: {number: table}
+    replacing some of them."""
+    folder.mkdir()
+    for number in range(count):
+        table = pa.table(
+            {
+                "doc_id": [f"p{number:04d}"],
+                "source": ["s"],
+                "domain": ["d"],
+                "crawled_at": ["2024-01-01"],
+                "title": ["t"],
+                "body": [f"page {number} of a crawl written as many part files"],
+            }
+        )
+        pq.write_table((odd or {}).get(number, table), folder / f"part-{number:04d}.parquet")
+
+
+def test_a_folder_of_many_part_files_is_read_whole_and_a_bad_file_anywhere_is_named(tmp_path):
+    """Files are checked in batches (one query per 500 files): every row of 1,100 files is staged, and a
+    file far into the folder without a required column, or with two columns of one name, is named."""
+    good = tmp_path / "good"
+    _part_files(good, 1100)
+    _build(tmp_path, good)
+    with duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True) as con:
+        staged = con.sql(
+            "select count(*), min(doc_id), max(doc_id) from main_internal.stg_documents"
+        ).fetchall()
+    assert staged == [(1100, "p0000", "p1099")]
+    missing = tmp_path / "missing"
+    _part_files(
+        missing, 1100, {1042: pa.table({"doc_id": ["x"], "crawled_at": ["2024-01-01"], "body": ["x"]})}
+    )
+    result = _build(tmp_path, missing, check=False)
+    assert f"file '{missing / 'part-1042.parquet'}' is missing required column(s): source, domain, title" in (
+        result.stdout
+    )
+    repeated = tmp_path / "repeated"
+    twice = pa.Table.from_arrays(
+        [pa.array(["y"])] * 7, ["doc_id", "source", "domain", "crawled_at", "title", "body", "body"]
+    )
+    _part_files(repeated, 1100, {777: twice})
+    result = _build(tmp_path, repeated, check=False)
+    assert f"file '{repeated / 'part-0777.parquet'}' has two or more columns named 'body'" in result.stdout
