@@ -112,10 +112,6 @@ def remember_configured(limit: str, derived: bool = False) -> None:
     _lent["derived"] = derived
 
 
-#: Rows of a DuckDB vector: a stored column is read (and a zstd text column decompressed) this many at once.
-VECTOR_ROWS = 2048
-
-
 def text_vector_buffer(vector_text_bytes: int) -> int:
     """The buffer DuckDB allocates to decompress a vector holding this much text: the next power of two."""
     return 1 << (int(vector_text_bytes) - 1).bit_length() if vector_text_bytes > 0 else 0
