@@ -216,38 +216,39 @@
 {% endmacro %}
 
 {#-
-  described_columns_per_relation(relations): for each relation (a reader of one file), DuckDB's
-  [(column name, type)] in order, from one union of DESCRIBEs per 500 relations.
+  rows_per_relation(relations, select): the rows of `select` (a template naming {index} and {relation},
+  whose first column is {index}) over every relation (a reader of one file), sorted by all columns, from
+  one union per 500 relations: a query per file would cost dbt's round trip each.
 -#}
+{% macro rows_per_relation(relations, select) %}
+    {%- set rows = [] -%}
+    {%- for batch in relations | batch(500) -%}
+        {%- set first = loop.index0 * 500 -%}
+        {%- set selects = [] -%}
+        {%- for relation in batch -%}
+            {%- do selects.append(select.format(index=first + loop.index0, relation=relation)) -%}
+        {%- endfor -%}
+        {%- do rows.extend(run_query(selects | join(" union all ") ~ " order by all").rows) -%}
+    {%- endfor -%}
+    {{ return(rows) }}
+{% endmacro %}
+
+{#- described_columns_per_relation(relations): for each relation, DuckDB's [(column name, type)] in order. -#}
 {% macro described_columns_per_relation(relations) %}
     {%- set described = [] -%}
     {%- for relation in relations -%}{%- do described.append([]) -%}{%- endfor -%}
-    {%- for batch in relations | batch(500) -%}
-        {%- set first = (loop.index0 * 500) -%}
-        {%- set selects = [] -%}
-        {%- for relation in batch -%}
-            {%- do selects.append("select " ~ (first + loop.index0) ~ " as relation_index, row_number() over () as "
-                ~ "column_index, column_name, column_type from (describe select * from " ~ relation ~ ")") -%}
-        {%- endfor -%}
-        {%- for row in run_query(selects | join(" union all ") ~ " order by relation_index, column_index").rows -%}
-            {%- do described[row[0]].append((row[2], row[3])) -%}
-        {%- endfor -%}
+    {%- for row in rows_per_relation(relations, "select {index} as relation_index, row_number() over () as "
+            ~ "column_index, column_name, column_type from (describe select * from {relation})") -%}
+        {%- do described[row[0]].append((row[2], row[3])) -%}
     {%- endfor -%}
     {{ return(described) }}
 {% endmacro %}
 
-{#- row_counts_per_relation(relations): each relation's row count, from one union per 500 relations. -#}
+{#- row_counts_per_relation(relations): each relation's row count. -#}
 {% macro row_counts_per_relation(relations) %}
     {%- set counts = [] -%}
-    {%- for batch in relations | batch(500) -%}
-        {%- set first = (loop.index0 * 500) -%}
-        {%- set selects = [] -%}
-        {%- for relation in batch -%}
-            {%- do selects.append("select " ~ (first + loop.index0) ~ " as relation_index, count(*) as row_count from "
-                ~ relation) -%}
-        {%- endfor -%}
-        {%- do counts.extend(run_query(selects | join(" union all ") ~ " order by relation_index")
-            .columns[1].values()) -%}
+    {%- for row in rows_per_relation(relations, "select {index}, count(*) from {relation}") -%}
+        {%- do counts.append(row[1]) -%}
     {%- endfor -%}
     {{ return(counts) }}
 {% endmacro %}
