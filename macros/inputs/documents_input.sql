@@ -10,9 +10,10 @@
   the file.  Returns {"relation": <from-clause SQL>, "columns": [input column names], "categories":
   {lower name: type category}, "label": ..., "files": [{"read_path", "file_key"}], "keyed_relation": the
   relation with a column naming each row's read_path, or none} (files and keyed_relation: see
-  read_documents_files).
+  read_documents_files).  check_files false skips the per-file checks of documents_path: for
+  stg_documents' pre-hook, whose model was compiled, and so checked, earlier in the same build.
 #}
-{% macro documents_input() %}
+{% macro documents_input(check_files=true) %}
     {%- set seed_relation = ref("documents") -%}
     {%- set path = var("documents_path") | string | trim -%}
     {%- set has_path = path not in ("", "none", "None") -%}
@@ -29,7 +30,7 @@
     {%- elif not has_path -%}
         {%- set relation = seed_relation | string -%}
     {%- else -%}
-        {%- set files = read_documents_files(path) -%}
+        {%- set files = read_documents_files(path, check_files) -%}
         {%- set relation = files.relation -%}
     {%- endif -%}
     {%- set label = documents_input_label() -%}
@@ -101,8 +102,8 @@
   and keyed_relation let an incremental stg_documents read only the files it has not staged (DuckDB);
   empty and none where every build reads everything (Spark).
 -#}
-{% macro read_documents_files(path) %}
-    {{ return(adapter.dispatch("read_documents_files", "web_text_dedup")(path)) }}
+{% macro read_documents_files(path, check_files=true) %}
+    {{ return(adapter.dispatch("read_documents_files", "web_text_dedup")(path, check_files)) }}
 {% endmacro %}
 
 
@@ -119,9 +120,12 @@
   required column stops the build (named) instead of contributing nulls.  A Parquet file without rows
   is not checked for types (pandas writes an empty frame's columns as null).  .csv files are read as
   RFC 4180, fields quoted with double quotes only (DuckDB's sniffer would otherwise take a quote character
-  from the data, and strip the apostrophes around a title such as 'Intro').
+  from the data, and strip the apostrophes around a title such as 'Intro').  A file an incremental
+  stg_documents already holds rows of, read from the same path, size and modification time
+  (staged_file_keys), passed these checks in that build and is not checked again, so a build's checks
+  follow its new files, not the whole folder.
 -#}
-{% macro duckdb__read_documents_files(path) %}
+{% macro duckdb__read_documents_files(path, check_files=true) %}
     {%- set csv_options = "header = true, all_varchar = true, union_by_name = true, strict_mode = true" -%}
     {%- set rfc_4180 = ", quote = '\"', escape = '\"'" -%}
     {%- if not execute -%}
@@ -171,25 +175,38 @@
         {%- set reader = "read_csv({files}, " ~ csv_options ~ quoting ~ ", max_line_size = " ~ line_size.max
             ~ "{options})" -%}
     {%- endif -%}
+    {#- the files to check (indexes into listed.files): those not staged before -#}
+    {%- set checked = [] -%}
+    {%- if check_files -%}
+        {%- set staged_keys = staged_file_keys() -%}
+        {%- for index in range(listed.files | length) if listed.file_keys[index] not in staged_keys -%}
+            {%- do checked.append(index) -%}
+        {%- endfor -%}
+        {%- if staged_keys -%}
+            {{ log("stg_documents: checks " ~ checked | length ~ " of " ~ listed.files | length ~ " input file(s),"
+                ~ " the others were checked when an earlier build staged them", info=True) }}
+        {%- endif -%}
+    {%- endif -%}
     {#- every file's columns, problem and row count in a few queries, not a few per file: a folder of
         thousands of part files is checked in seconds (dbt's round trip per query is the cost) -#}
     {%- set ones = [] -%}
-    {%- for read_path in read_paths -%}
-        {%- do ones.append(reader.format(files=sql_string(read_path), options="")) -%}
+    {%- for index in checked -%}
+        {%- do ones.append(reader.format(files=sql_string(read_paths[index]), options="")) -%}
     {%- endfor -%}
     {%- set described_files = described_columns_per_relation(ones) -%}
     {%- set problem_rows = [] -%}
-    {%- for file in listed.files -%}
-        {%- do problem_rows.append("(" ~ loop.index0 ~ ", " ~ sql_string(file) ~ ", "
+    {%- for index in checked -%}
+        {%- do problem_rows.append("(" ~ loop.index0 ~ ", " ~ sql_string(listed.files[index]) ~ ", "
             ~ described_files[loop.index0] | length ~ ")") -%}
     {%- endfor -%}
     {%- set problems = run_query("select webdedup_input_file_problem(file, columns_read) from (values "
         ~ problem_rows | join(", ") ~ ") as files(file_index, file, columns_read) order by file_index")
-        .columns[0].values() -%}
+        .columns[0].values() if checked else [] -%}
     {%- set row_counts = row_counts_per_relation(ones) if several and listed.kind == "parquet" else [] -%}
     {#- the contract is a function of a file's columns and types: files of one schema are checked once -#}
     {%- set checked_schemas = [] -%}
-    {%- for file in listed.files -%}
+    {%- for index in checked -%}
+        {%- set file = listed.files[index] -%}
         {%- set where = label ~ (": file '" ~ file ~ "'" if several else "") -%}
         {%- if problems[loop.index0] -%}
             {{ exceptions.raise_compiler_error(where ~ " " ~ problems[loop.index0]) }}
@@ -269,9 +286,9 @@
 {#-
   documents_path on Spark: Parquet files, globs and folders are read directly; CSV (header, all
   columns as text, quoted newlines allowed) through a temporary view, after the same UTF-8 check as on
-  DuckDB.
+  DuckDB (every build: a Spark stg_documents is not incremental, so check_files changes nothing).
 -#}
-{% macro spark__read_documents_files(path) %}
+{% macro spark__read_documents_files(path, check_files=true) %}
     {%- set lowered = path | lower -%}
     {%- if "`" in path -%}
         {{ exceptions.raise_compiler_error("documents_path '" ~ path ~ "' must not contain a backtick") }}

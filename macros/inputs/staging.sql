@@ -126,6 +126,22 @@
 {% endmacro %}
 
 
+{#-
+  staged_file_keys(): the file keys (file_key in webdedup/inputs/input_files.py: path, size, modification
+  time) of the input files an incremental stg_documents holds rows from, as read by earlier builds; empty
+  on a full build.  Such a file passed duckdb__read_documents_files' checks in the build that staged it,
+  and, unchanged by the same rule as input_read_key, is not checked again.
+-#}
+{% macro staged_file_keys() %}
+    {%- if not (execute and is_incremental()) -%}{{ return([]) }}{%- endif -%}
+    {%- set names = adapter.get_columns_in_relation(this) | map(attribute="name") | map("lower") | list -%}
+    {%- if "input_read_key" not in names -%}{{ return([]) }}{%- endif -%}
+    {#- a stored key is "<file_key> staging <digest>" (staged_select) -#}
+    {{ return(run_query("select distinct regexp_replace(input_read_key, ' staging [0-9a-f]+$', '') from "
+        ~ this ~ " where input_read_key is not null").columns[0].values()) }}
+{% endmacro %}
+
+
 {#- A condition on the input rows (source): true for those of the files named (all when none). -#}
 {% macro files_condition(read_paths) %}
     {%- if read_paths is none -%}{{ return("true") }}{%- endif -%}
@@ -145,7 +161,8 @@
 -#}
 {% macro sync_stored_documents() %}
     {%- if not (execute and is_incremental()) -%}{{ return("select 1") }}{%- endif -%}
-    {%- set input = documents_input() -%}
+    {#- the model's compile, earlier in this build, checked the files -#}
+    {%- set input = documents_input(check_files=false) -%}
     {%- set statements = [delete_rows_without_match(
         this, "(select cast(doc_id as string) as doc_id from " ~ input.relation ~ ")", "doc_id")] -%}
     {%- set staged = staged_select(input) -%}

@@ -275,3 +275,38 @@ def test_a_folder_of_many_part_files_is_read_whole_and_a_bad_file_anywhere_is_na
     _part_files(repeated, 1100, {777: twice})
     result = _build(tmp_path, repeated, check=False)
     assert f"file '{repeated / 'part-0777.parquet'}' has two or more columns named 'body'" in result.stdout
+
+
+def test_an_incremental_build_checks_only_the_files_it_has_not_staged(tmp_path):
+    """A file staged by an earlier build, unchanged (same path, size and modification time), is not checked
+    again; a new bad file, and a staged file rewritten bad in place, still stop the build, named."""
+    folder = tmp_path / "crawl"
+    _part_files(folder, 30)
+    _build(tmp_path, folder)
+    pq.write_table(
+        pa.table({"doc_id": ["x"], "crawled_at": ["2024-01-01"], "body": ["x"]}), folder / "part-0030.parquet"
+    )
+    result = _build(tmp_path, folder, check=False)
+    assert result.returncode != 0
+    assert "stg_documents: checks 1 of 31 input file(s)" in result.stdout
+    assert f"file '{folder / 'part-0030.parquet'}' is missing required column(s): source, domain, title" in (
+        result.stdout
+    )
+    (folder / "part-0030.parquet").unlink()
+    twice = pa.Table.from_arrays(
+        [pa.array(["y"])] * 7, ["doc_id", "source", "domain", "crawled_at", "title", "body", "body"]
+    )
+    pq.write_table(twice, folder / "part-0012.parquet")
+    result = _build(tmp_path, folder, check=False)
+    assert "stg_documents: checks 1 of 30 input file(s)" in result.stdout
+    assert f"file '{folder / 'part-0012.parquet'}' has two or more columns named 'body'" in result.stdout
+    _part_files(tmp_path / "next", 31)
+    for number in (12, 30):
+        (tmp_path / "next" / f"part-{number:04d}.parquet").replace(folder / f"part-{number:04d}.parquet")
+    result = _build(tmp_path, folder)
+    assert "stg_documents: checks 2 of 31 input file(s)" in result.stdout
+    with duckdb.connect(str(tmp_path / "db.duckdb"), read_only=True) as con:
+        staged = con.sql(
+            "select count(*), min(doc_id), max(doc_id) from main_internal.stg_documents"
+        ).fetchall()
+    assert staged == [(31, "p0000", "p0030")]
