@@ -33,3 +33,28 @@
     {%- endif -%}
     {{- return("") -}}
 {% endmacro %}
+
+{#-
+  size_memory_for_stored_text(): on-run-start.  A command that does not build stg_documents (`dbt retry`
+  after a failed build, `dbt run -s marts`) still reads the bodies an earlier build stored: the limit is
+  sized for them at the start too.  Sizing again after staging changes nothing for the same text
+  (webdedup/engines/duckdb_memory.py reckons from the limit the connection was opened with).
+-#}
+{% macro size_memory_for_stored_text() %}
+    {{- return(adapter.dispatch("size_memory_for_stored_text", "web_text_dedup")()) -}}
+{% endmacro %}
+
+{% macro default__size_memory_for_stored_text() %}
+    {{- return("select 1") -}}
+{% endmacro %}
+
+{% macro duckdb__size_memory_for_stored_text() %}
+    {%- if execute -%}
+        {%- set node = graph.nodes.get("model.web_text_dedup.stg_documents") -%}
+        {%- set stored = adapter.get_relation(node.database, node.schema, node.alias) if node else none -%}
+        {%- if stored is not none and stored.is_table -%}
+            {%- do size_memory_for_text(stored, "body") -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{- return("select 1") -}}
+{% endmacro %}

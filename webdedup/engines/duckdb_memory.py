@@ -67,7 +67,7 @@ STREAM_LEND_BYTES = 512 * 1000**2
 
 _UNITS = {"": 1, "b": 1, "k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?)b?\s*$", re.IGNORECASE)
-_lent = {"bytes": 0, "configured": None, "derived": False}
+_lent = {"bytes": 0, "configured": None, "derived": False, "opened": None}
 _lending = threading.Lock()
 
 
@@ -110,6 +110,7 @@ def remember_configured(limit: str, derived: bool = False) -> None:
     ``derived`` when it is this module's default (neither DEDUP_MEMORY_LIMIT nor the profile set it)."""
     _lent["configured"] = limit
     _lent["derived"] = derived
+    _lent["opened"] = limit
 
 
 def text_vector_buffer(vector_text_bytes: int) -> int:
@@ -127,12 +128,16 @@ def limit_for_text_vectors(configured: int, vector_text_bytes: int, readers: int
 
 def size_for_text_vectors(connection, vector_text_bytes: int, readers: int) -> str:
     """Raise DuckDB's derived limit (and what ``lend`` restores) to ``limit_for_text_vectors``; an explicit
-    limit is kept.  Returns the line to log when the limit changed or an explicit one looks too low."""
+    limit is kept.  Returns the line to log when the limit changed or an explicit one looks too low.  The
+    need is reckoned from the limit the connection was opened with, so sizing again for the same text (at
+    the start of a run and after staging) changes nothing."""
     configured = _lent["configured"] or memory_limit()
     current = size_bytes(configured)
+    opened = size_bytes(_lent["opened"] or configured) or current
     if not current or vector_text_bytes is None:
         return ""
-    need = limit_for_text_vectors(current, vector_text_bytes, readers, machine_memory_bytes())
+    # in whole MB, as the limit is set
+    need = limit_for_text_vectors(opened, vector_text_bytes, readers, machine_memory_bytes()) // 1000**2 * 1000**2
     if need <= current:
         return ""
     why = (

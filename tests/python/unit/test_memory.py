@@ -137,6 +137,7 @@ def test_the_limit_holds_every_readers_vector_buffer_beside_half_the_configured_
 
 def test_a_derived_limit_is_raised_for_long_texts_and_lenders_restore_the_raised_one(monkeypatch):
     monkeypatch.setitem(memory._lent, "configured", "3000MB")
+    monkeypatch.setitem(memory._lent, "opened", "3000MB")
     monkeypatch.setitem(memory._lent, "derived", True)
     monkeypatch.setitem(memory._lent, "bytes", 0)
     monkeypatch.setattr(memory, "machine_memory_bytes", lambda: 24 * 10**9)
@@ -150,10 +151,17 @@ def test_a_derived_limit_is_raised_for_long_texts_and_lenders_restore_the_raised
     with memory.lend(connection, 1000 * 10**6):
         assert abs(_limit(connection) - 4794 * 10**6) < 0.1 * 2**30
     assert _limit(connection) == raised
+    # sized again for the same text (a run's start, then after staging): nothing changes
+    assert memory.size_for_text_vectors(connection, 1_100_000_000, 2) == ""
+    assert memory._lent["configured"] == "5794MB" and _limit(connection) == raised
+    # longer text later: reckoned from the opened 3000MB (2 x 4 GiB + 1500 MB), not from the raised limit
+    line = memory.size_for_text_vectors(connection, 2_200_000_000, 2)
+    assert line.startswith("DuckDB memory_limit raised from 5794MB to 10089MB")
 
 
 def test_an_explicit_limit_is_kept_and_the_log_line_says_what_it_may_need(monkeypatch):
     monkeypatch.setitem(memory._lent, "configured", "3000MB")
+    monkeypatch.setitem(memory._lent, "opened", "3000MB")
     monkeypatch.setitem(memory._lent, "derived", False)
     monkeypatch.setattr(memory, "machine_memory_bytes", lambda: 24 * 10**9)
     connection = duckdb.connect(config={"memory_limit": "3000MB"})
