@@ -136,8 +136,8 @@ def size_for_text_vectors(connection, vector_text_bytes: int, readers: int) -> s
     opened = size_bytes(_lent["opened"] or configured) or current
     if not current or vector_text_bytes is None:
         return ""
-    # in whole MB, as the limit is set
-    need = limit_for_text_vectors(opened, vector_text_bytes, readers, machine_memory_bytes()) // 1000**2 * 1000**2
+    need = limit_for_text_vectors(opened, vector_text_bytes, readers, machine_memory_bytes())
+    need = need // 1000**2 * 1000**2  # in whole MB, as the limit is set
     if need <= current:
         return ""
     why = (

@@ -538,6 +538,8 @@ def test_long_pages_size_the_memory_their_readers_need_and_an_explicit_limit_is_
     assert "(a 256 MiB buffer each): about 1036MB" in result.stdout
     # a command that does not build stg_documents (dbt retry, a selection of later models) sizes for the
     # stored bodies at its start
-    result = run_dbt(["run", "--select", "int_run_settings"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars)
+    result = run_dbt(
+        ["run", "--select", "int_run_settings"], db_path=tmp_path / "db.duckdb", dbt_vars=dbt_vars
+    )
     assert "stg_documents: memory_limit 1000MB (set explicitly) may be too low for 2 readers" in result.stdout
     assert "(a 256 MiB buffer each): about 1036MB" in result.stdout
