@@ -137,8 +137,8 @@
     {%- set names = adapter.get_columns_in_relation(this) | map(attribute="name") | map("lower") | list -%}
     {%- if "input_read_key" not in names -%}{{ return([]) }}{%- endif -%}
     {#- a stored key is "<file_key> staging <digest>" (staged_select) -#}
-    {{ return(run_query("select distinct regexp_replace(input_read_key, ' staging [0-9a-f]+$', '') from "
-        ~ this ~ " where input_read_key is not null").columns[0].values()) }}
+    {{ return(run_query("select regexp_replace(input_read_key, ' staging [0-9a-f]+$', '') from (select distinct"
+        ~ " input_read_key from " ~ this ~ " where input_read_key is not null)").columns[0].values()) }}
 {% endmacro %}
 
 
