@@ -1,7 +1,10 @@
 {#-
-  connected_components(nodes, edges): a select of (node_id, component_id) where component_id is the
-  smallest node_id reachable from node_id.  `nodes` has a column node_id; `edges` has columns src and
-  dst (either direction is enough).  Every node appears once, isolated nodes as their own component.
+  connected_components(nodes, edges): a select of every column of `nodes` plus component_id, the
+  smallest node_id reachable from node_id.  `nodes` has a column node_id (and no component_id); `edges`
+  has columns src and dst (either direction is enough).  Every node appears once, isolated nodes as
+  their own component.  The nodes' other columns come along, so that a caller needs no second join of
+  every node: at 10M pages int_components' join of the components back to its 10M node rows, in the
+  query that also ran the recursion, ran out of the 3000MB limit (docs/benchmarks.md, session 44).
 
   DuckDB: min-label propagation in a recursive CTE with USING KEY.  Each round only the nodes whose
   label dropped push it to their neighbours, and the keyed working table keeps one row per node, so the
@@ -57,7 +60,7 @@
         having min(labels.component_id) < min(current_label.component_id)
     )
     select
-        cc_nodes.node_id,
+        cc_nodes.*,
         coalesce(labels.component_id, cc_nodes.node_id) as component_id
     from {{ nodes }} as cc_nodes
     left join labels on cc_nodes.node_id = labels.node_id
@@ -129,7 +132,7 @@
         {{ log("connected_components: converged after " ~ state.rounds ~ " round(s)", info=True) }}
     {%- endif %}
     select
-        cc_nodes.node_id,
+        cc_nodes.*,
         coalesce(cc_stars.b, cc_nodes.node_id) as component_id
     from {{ nodes }} as cc_nodes
     left join {{ edge_table }} as cc_stars on cc_nodes.node_id = cc_stars.a

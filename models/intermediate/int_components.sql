@@ -14,12 +14,15 @@
   two members of one stored component), so the result equals a full build's.
 -#}
 {%- set incremental = is_incremental() and not stored_columns_missing(["node_state"]) -%}
+{#- the nodes carry what final needs (connected_components passes them through): no second join of every
+    document to its component -#}
+{%- set node_columns = "doc_id as node_id, crawled_at, token_count, group_anchor_doc_id, node_state" -%}
 {%- if incremental -%}
-    {%- set component_nodes = "(select doc_id as node_id from recomputed)" -%}
+    {%- set component_nodes = "(select " ~ node_columns ~ " from recomputed)" -%}
     {%- set component_edges = "(select src, dst from edges semi join recomputed on edges.src = recomputed.doc_id)" -%}
 {%- else -%}
-    {#- Relations, not CTEs: Spark iterates one query per round. -#}
-    {%- set component_nodes = "(select doc_id as node_id from " ~ ref("stg_documents") ~ ")" -%}
+    {%- set component_nodes = "(select " ~ node_columns ~ " from node_states)" -%}
+    {#- a relation, not a CTE: Spark iterates one query per round over the edges -#}
     {%- set component_edges = "(select left_doc_id as src, right_doc_id as dst from " ~ ref("duplicate_pairs") ~ ")" -%}
 {%- endif %}
 
@@ -63,8 +66,9 @@ edge_digests as (
 
 ),
 
-node_states as (
+node_states as (  -- noqa: ST03
 
+    -- read by connected_components below (the nodes it passes through)
     select
         documents.doc_id,
         documents.crawled_at,
@@ -107,7 +111,7 @@ node_states as (
 
         -- read by connected_components below (a statement sqlfluff cannot parse, hence the noqa)
         -- the present members of every stored component that holds a changed document, and the new ones
-        select node_states.doc_id
+        select node_states.*
         from node_states
         left join stored on node_states.doc_id = stored.doc_id
         where
@@ -135,12 +139,11 @@ final as (
         count(*) over (partition by components.component_id) as component_size,
         row_number() over (
             partition by components.component_id
-            order by node_states.crawled_at desc nulls last, node_states.token_count desc, node_states.doc_id asc
+            order by components.crawled_at desc nulls last, components.token_count desc, components.node_id asc
         ) as component_rank,
-        node_states.group_anchor_doc_id,
-        node_states.node_state
+        components.group_anchor_doc_id,
+        components.node_state
     from components
-    inner join node_states on components.node_id = node_states.doc_id
 
 )
 
