@@ -46,7 +46,7 @@
     {%- set file_keys = {} -%}
     {%- set cases = [] -%}
     {%- for file in input.files -%}
-        {%- set key = file.file_key ~ " staging " ~ staging -%}
+        {%- set key = file.file_key ~ read_key_staging() ~ staging -%}
         {%- do file_keys.update({file.read_path: key}) -%}
         {%- do cases.append("when " ~ sql_string(file.read_path) ~ " then " ~ sql_string(key)) -%}
     {%- endfor -%}
@@ -136,10 +136,17 @@
     {%- if not (execute and is_incremental()) -%}{{ return([]) }}{%- endif -%}
     {%- set names = adapter.get_columns_in_relation(this) | map(attribute="name") | map("lower") | list -%}
     {%- if "input_read_key" not in names -%}{{ return([]) }}{%- endif -%}
-    {#- a stored key is "<file_key> staging <digest>" (staged_select) -#}
-    {{ return(run_query("select regexp_replace(input_read_key, ' staging [0-9a-f]+$', '') from (select distinct"
-        ~ " input_read_key from " ~ this ~ " where input_read_key is not null)").columns[0].values()) }}
+    {%- set keys = [] -%}
+    {%- for key in run_query("select distinct input_read_key from " ~ this
+            ~ " where input_read_key is not null").columns[0].values() -%}
+        {%- do keys.append(key.rsplit(read_key_staging(), 1)[0]) -%}
+    {%- endfor -%}
+    {{ return(keys) }}
 {% endmacro %}
+
+
+{#- What joins a file's key and the staging digest in input_read_key (staged_select, staged_file_keys). -#}
+{% macro read_key_staging() %}{{ return(" staging ") }}{% endmacro %}
 
 
 {#- A condition on the input rows (source): true for those of the files named (all when none). -#}
