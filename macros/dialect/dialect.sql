@@ -108,7 +108,7 @@
 
 {#-
   An integer index as a block of 64 and, as an aggregate over one block's rows, how many distinct indexes
-  it holds (the bits set in a 64-bit mask of them): not_null_and_unique's unique_index.
+  it holds (the bits set in a 64-bit mask of them): model_rules's unique_index.
 -#}
 {% macro index_block(index) %}
     {{- return(adapter.dispatch("index_block", "web_text_dedup")(index)) -}}
