@@ -62,7 +62,7 @@ row_counts as (
         {%- do checks.append("select 'expression' as rule, " ~ sql_string(expression) ~ " as columns, untrue_"
             ~ loop.index ~ " as failing, cast(null as " ~ string_type ~ ") as example from row_counts") %}
         {%- endfor %}
-        count(*) as model_rows
+        count(*) as scanned_rows
     from {{ model }}
 
 ),
@@ -76,7 +76,8 @@ unreferenced_{{ loop.index }} as (
         count(*) as failing,
         min(cast(child.{{ reference.column }} as {{ string_type }})) as example
     from {{ model }} as child
-    left join (select distinct {{ reference.field }} as referenced from {{ reference.to }}) as parent
+    -- as dbt's relationships: a repeated referenced value repeats only rows that are not counted
+    left join (select {{ reference.field }} as referenced from {{ reference.to }}) as parent
         on child.{{ reference.column }} = parent.referenced
     where child.{{ reference.column }} is not null and parent.referenced is null
 
