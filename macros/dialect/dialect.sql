@@ -199,8 +199,9 @@
   largest spill.  Here the lookup's narrow rows are sorted into the table's rowid order and laid beside
   its rows by a POSITIONAL JOIN, which reads the table once, in order, on one thread: an export keeps that
   order and is byte-identical on a rerun.  Rows that do not line up (a key without its lookup row, or a
-  key with two) stop the query, naming the first key where they part.  Spark: an inner join (exports
-  sort by their key).
+  key with two) stop the query, naming the first key where they part.  A reader's LIMIT stops the table's
+  scan early, and the join then pads the lookup's other rows with nulls: those are not rows (the key is
+  never null in the table).  Spark: an inner join (exports sort by their key).
 -#}
 {% macro select_in_stored_order(select_list, table, lookup, key, keep) %}
     {{- return(adapter.dispatch("select_in_stored_order", "web_text_dedup")(
@@ -218,6 +219,9 @@
     ) as matched
     where
         case
+            -- past the table's last row: a reader's LIMIT stopped its scan, and the positional join pads the
+            -- lookup's remaining rows with nulls (or the lookup repeats the last key: the rows are all out)
+            when stored.{{ key }} is null then false
             when stored.{{ key }} is distinct from matched.{{ key }}
                 then error({{ sql_string(lookup | string ~ " must hold one row per " ~ key ~ " of " ~ table
                     ~ ": at " ~ key ~ " ") }} || coalesce(stored.{{ key }}, 'null') || ' it gives '
