@@ -93,7 +93,12 @@ unreferenced_{{ loop.index }} as (
 compared_counts as (
 
     select
-        (select count(*) from {{ model }}) as model_rows,
+        {#- the model's rows as row_counts' scan counted them, when it ran #}
+        {% if not_null or accepted_values or expressions -%}
+        (select scanned_rows from row_counts)
+        {%- else -%}
+        (select count(*) from {{ model }})
+        {%- endif %} as model_rows,
         (select count(*) from {{ row_count_equals.compare_model }} where {{ compare_filter }}) as compare_rows
 
 ),
@@ -110,7 +115,7 @@ repeated_{{ loop.index }} as (
 
     select
         count(*) as failing,
-        min(cast({{ key.columns[0] }} as {{ dbt.type_string() }})) as example
+        min(cast({{ key.columns[0] }} as {{ string_type }})) as example
     from (
         select {{ grouped | join(", ") }}
         from {{ model }}
